@@ -1,0 +1,259 @@
+"""Ingestion throughput of ``POST /api/v1/lineage`` over HTTP, on SQLite and PostgreSQL side by side.
+
+Synthetic but realistic events (the shape of a Spark action): 3 inputs, 1 output with a 20-field
+schema and column lineage for every field (each from the same field of all 3 inputs: 60 field
+edges per event), START and COMPLETE per run, jobs laid out as a layered graph with fan-in and
+fan-out of 3, the same jobs running again and again. Bodies are serialized before the clock starts.
+
+For each backend, on a fresh database each time:
+- http single: one event per request, 8 concurrent clients;
+- http batch:  100 events per request, 2 concurrent clients;
+- direct:      the baseline, the same events written by the store's write path in batches of
+               100 with no server in between (events parsed before the clock starts).
+The server is the real one (``python -m plumbline serve``, a separate process).
+
+    .venv/bin/python bench/ingest.py              # 4,000 events per measurement
+    .venv/bin/python bench/ingest.py --events 1000
+    .venv/bin/python bench/ingest.py --events 2000 --backend postgresql
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+import sqlalchemy as sa
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from plumbline.openlineage import parse_event  # noqa: E402
+from plumbline.store.engine import create_store_engine  # noqa: E402
+from plumbline.store.migrate import upgrade  # noqa: E402
+from plumbline.store.write import writer_for  # noqa: E402
+
+PG_ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+PRODUCER = "https://github.com/example/plumbline-bench"
+RUN_EVENT = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent"
+FIELDS = [f"field_{i:02d}" for i in range(20)]
+LAYERS, WIDTH = 6, 40  # 240 datasets, 200 jobs (each reads 3 of layer k, writes 1 of layer k+1)
+
+
+def _facet(**fields: Any) -> dict[str, Any]:
+    return {
+        "_producer": PRODUCER,
+        "_schemaURL": "https://openlineage.io/spec/facets/1-0-0/X.json",
+        **fields,
+    }
+
+
+def _dataset_name(layer: int, index: int) -> str:
+    return f"warehouse.layer_{layer}.table_{index % WIDTH:03d}"
+
+
+def make_events(count: int) -> list[dict[str, Any]]:
+    """``count`` events: START and COMPLETE of count/2 runs over the jobs of the layered graph."""
+    schema = _facet(fields=[{"name": f, "type": "double"} for f in FIELDS])
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    events = []
+    jobs = [(layer, index) for layer in range(LAYERS - 1) for index in range(WIDTH)]
+    for run in range(count // 2):
+        layer, index = jobs[run % len(jobs)]
+        inputs = [_dataset_name(layer, index + offset) for offset in (-1, 0, 1)]
+        output = _dataset_name(layer + 1, index)
+        lineage = _facet(
+            fields={
+                f: {
+                    "inputFields": [
+                        {
+                            "namespace": "bench",
+                            "name": i,
+                            "field": f,
+                            "transformations": [{"type": "DIRECT", "subtype": "TRANSFORMATION"}],
+                        }
+                        for i in inputs
+                    ]
+                }
+                for f in FIELDS
+            }
+        )
+        run_id = str(uuid.uuid4())
+        for step, event_type in enumerate(("START", "COMPLETE")):
+            events.append(
+                {
+                    "eventType": event_type,
+                    "eventTime": (start + timedelta(seconds=2 * run + step)).isoformat(),
+                    "producer": PRODUCER,
+                    "schemaURL": RUN_EVENT,
+                    "run": {"runId": run_id},
+                    "job": {"namespace": "bench", "name": f"job_{layer}_{index:03d}"},
+                    "inputs": [{"namespace": "bench", "name": i} for i in inputs],
+                    "outputs": [
+                        {
+                            "namespace": "bench",
+                            "name": output,
+                            "facets": {"schema": schema, "columnLineage": lineage},
+                        }
+                    ],
+                }
+            )
+    return events
+
+
+@contextmanager
+def fresh_database(backend: str) -> Iterator[str]:
+    """A migrated, empty store database, dropped afterwards."""
+    if backend == "sqlite":
+        with tempfile.TemporaryDirectory() as directory:
+            url = f"sqlite:///{directory}/bench.db"
+            engine = create_store_engine(url)
+            upgrade(engine)
+            engine.dispose()
+            yield url
+        return
+    name = f"plumbline_bench_{uuid.uuid4().hex[:8]}"
+    admin = sa.create_engine(PG_ADMIN, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    url = sa.make_url(PG_ADMIN).set(database=name).render_as_string(False)
+    engine = create_store_engine(url)
+    upgrade(engine)
+    engine.dispose()
+    try:
+        yield url
+    finally:
+        with admin.connect() as connection:
+            connection.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+@contextmanager
+def server(db_url: str) -> Iterator[str]:
+    """The real server in its own process; yields its base URL."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "plumbline", "serve", "--db", db_url, "--port", "0"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline().strip()
+        url = line.removeprefix("plumbline serving on ")
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{url}/api/v1/health", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(30)
+
+
+def post_all(url: str, bodies: list[bytes], clients: int) -> float:
+    """Post every body (clients share the list round-robin); returns the wall time."""
+    failures: list[str] = []
+
+    def client(offset: int) -> None:
+        with httpx.Client(timeout=300) as http:
+            for body in bodies[offset::clients]:
+                response = http.post(
+                    f"{url}/api/v1/lineage",
+                    content=body,
+                    headers={"Content-Type": "application/json"},
+                )
+                if response.status_code != 201:
+                    failures.append(f"{response.status_code} {response.text[:200]}")
+
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
+    started = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    elapsed = time.perf_counter() - started
+    if failures:
+        raise RuntimeError(f"{len(failures)} requests failed, e.g. {failures[0]}")
+    return elapsed
+
+
+def stored_events(db_url: str) -> int:
+    engine = create_store_engine(db_url)
+    with engine.connect() as connection:
+        stored = connection.execute(sa.text("SELECT count(*) FROM lineage_events")).scalar_one()
+    engine.dispose()
+    return stored
+
+
+def measure(backend: str, events: list[dict[str, Any]]) -> dict[str, float]:
+    """events/s for single HTTP, batched HTTP and the direct baseline on ``backend``."""
+    singles = [json.dumps(e).encode() for e in events]
+    batches = [json.dumps(events[i : i + 100]).encode() for i in range(0, len(events), 100)]
+    results = {}
+    for mode, bodies, clients in (("http_single", singles, 8), ("http_batch", batches, 2)):
+        with fresh_database(backend) as db_url, server(db_url) as url:
+            elapsed = post_all(url, bodies, clients)
+            assert stored_events(db_url) == len(events)
+            results[mode] = len(events) / elapsed
+    with fresh_database(backend) as db_url:
+        parsed = [parse_event(e) for e in events]
+        engine = create_store_engine(db_url)
+        writer = writer_for(engine)
+        started = time.perf_counter()
+        for i in range(0, len(parsed), 100):
+            writer.write(parsed[i : i + 100])
+        results["direct"] = len(events) / (time.perf_counter() - started)
+        engine.dispose()
+        assert stored_events(db_url) == len(events)
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--events", type=int, default=4000, help="events per measurement (default 4000)"
+    )
+    parser.add_argument(
+        "--backend",
+        choices=("sqlite", "postgresql"),
+        action="append",
+        help="measure only this backend (repeatable; default both)",
+    )
+    args = parser.parse_args()
+    events = make_events(args.events)
+    size = sum(len(json.dumps(e)) for e in events) / len(events)
+    print(f"{len(events)} events per measurement, {size / 1024:.1f} KiB each on average")
+    rows = {
+        backend: measure(backend, events) for backend in args.backend or ("sqlite", "postgresql")
+    }
+    print()
+    print(
+        f"{'backend':<12}{'http single (8 clients)':>26}{'http batch 100 (2 clients)':>29}{'direct (no server)':>21}{'batch/direct':>15}{'single/direct':>15}"
+    )
+    for backend, r in rows.items():
+        print(
+            f"{backend:<12}{r['http_single']:>20.0f} ev/s{r['http_batch']:>23.0f} ev/s{r['direct']:>15.0f} ev/s"
+            f"{r['http_batch'] / r['direct']:>15.2f}{r['http_single'] / r['direct']:>15.2f}"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,100 @@
+"""`plumbline serve`: run the lineage server."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from plumbline.server.config import ConfigError, build_settings
+from plumbline.store.engine import default_db_url
+
+
+@click.command()
+@click.option(
+    "--db",
+    "db_url",
+    envvar="PLUMBLINE_DB",
+    help="Database URL (default: PLUMBLINE_DB, else an SQLite file in the user data dir).",
+)
+@click.option("--host", default=None, help="Address to bind (default 127.0.0.1).")
+@click.option("--port", type=int, default=None, help="Port (default 5000; 0 picks a free port).")
+@click.option(
+    "--auth",
+    type=click.Choice(["open", "required"]),
+    default=None,
+    help="Require bearer tokens (default: open on localhost, required elsewhere).",
+)
+@click.option(
+    "--allow-open-public", is_flag=True, help="Allow --auth open on a non-loopback address."
+)
+@click.option(
+    "--forward",
+    "forward_urls",
+    multiple=True,
+    metavar="URL",
+    help="Pass every accepted event on to this OpenLineage backend (repeatable).",
+)
+@click.option(
+    "--store",
+    type=click.Choice(["on", "off"]),
+    default=None,
+    help="off: proxy-only, forward without keeping lineage.",
+)
+@click.option(
+    "--catalog",
+    "catalog_options",
+    multiple=True,
+    metavar="NAME:key=value,…",
+    help="A pyiceberg catalog for enrichment (repeatable).",
+)
+@click.option(
+    "--max-body-bytes",
+    type=int,
+    default=None,
+    help="Largest request body accepted, also after gzip decompression (default 10 MiB).",
+)
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="TOML config file; flags override it.",
+)
+def serve(
+    db_url: str | None,
+    host: str | None,
+    port: int | None,
+    auth: str | None,
+    allow_open_public: bool,
+    forward_urls: tuple[str, ...],
+    store: str | None,
+    catalog_options: tuple[str, ...],
+    max_body_bytes: int | None,
+    config_file: str | None,
+) -> None:
+    """Run the OpenLineage-compatible lineage server."""
+    from plumbline.server.app import create_app
+    from plumbline.server.runner import base_url, bind_socket, uvicorn_server
+    from plumbline.store.errors import StoreError
+
+    try:
+        settings = build_settings(
+            db_url=db_url or default_db_url(),
+            host=host,
+            port=port,
+            auth=auth,
+            allow_open_public=allow_open_public,
+            store=None if store is None else store == "on",
+            forward_urls=forward_urls,
+            catalog_options=catalog_options,
+            max_body_bytes=max_body_bytes,
+            config_file=config_file,
+        )
+        app = create_app(settings)
+        sock = bind_socket(settings.host, settings.port)
+    except (ConfigError, StoreError, OSError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"plumbline serving on {base_url(sock)}")
+    sys.stdout.flush()
+    uvicorn_server(app, log_level="info").run(sockets=[sock])

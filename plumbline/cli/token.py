@@ -1,0 +1,109 @@
+"""`plumbline token create|list|revoke`: manage the server's bearer tokens."""
+
+from __future__ import annotations
+
+import click
+from sqlalchemy.engine import Engine
+
+from plumbline.store.engine import create_store_engine, default_db_url
+
+_db_option = click.option(
+    "--db",
+    "db_url",
+    envvar="PLUMBLINE_DB",
+    help="Database URL (default: PLUMBLINE_DB, else the user data dir's SQLite file).",
+)
+
+
+def _engine(db_url: str | None) -> Engine:
+    """The store at ``db_url``, migrated (tokens live in the store's database)."""
+    from plumbline.store.errors import StoreError
+    from plumbline.store.migrate import upgrade
+
+    engine = create_store_engine(db_url or default_db_url())
+    try:
+        upgrade(engine)
+    except StoreError as exc:
+        raise click.ClickException(str(exc)) from exc
+    return engine
+
+
+@click.group()
+def token() -> None:
+    """Create, list and revoke bearer tokens for `plumbline serve --auth required`."""
+
+
+@token.command()
+@_db_option
+@click.option("--name", required=True, help="A unique name; writes are attributed to it.")
+@click.option(
+    "--scope",
+    type=click.Choice(["read", "write", "admin"]),
+    required=True,
+    help="read < write < admin (each includes the ones before).",
+)
+@click.option(
+    "--namespace",
+    "namespaces",
+    multiple=True,
+    metavar="NS",
+    help="Limit the token to this job namespace (repeatable; default: all namespaces).",
+)
+def create(db_url: str | None, name: str, scope: str, namespaces: tuple[str, ...]) -> None:
+    """Create a token and print it (alone, on the last line). It is shown only once."""
+    from plumbline.server.tokens import TokenError, create_token
+
+    engine = _engine(db_url)
+    try:
+        secret = create_token(engine, name, scope, namespaces or None)
+    except TokenError as exc:
+        raise click.ClickException(str(exc)) from exc
+    finally:
+        engine.dispose()
+    limited = ", ".join(sorted(set(namespaces))) if namespaces else "all namespaces"
+    click.echo(f"created token {name!r} (scope {scope}, {limited}); it is shown only once:")
+    click.echo(secret)
+
+
+@token.command(name="list")
+@_db_option
+def list_(db_url: str | None) -> None:
+    """List tokens (never their secrets)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from plumbline.server.tokens import list_tokens
+
+    engine = _engine(db_url)
+    try:
+        tokens = list_tokens(engine)
+    finally:
+        engine.dispose()
+    table = Table("name", "scope", "namespaces", "created", "last used", "status")
+    for info in tokens:
+        table.add_row(
+            info.name,
+            info.scope,
+            ", ".join(info.namespaces) if info.namespaces is not None else "*",
+            info.created_at.strftime("%Y-%m-%d %H:%M"),
+            info.last_used_at.strftime("%Y-%m-%d %H:%M") if info.last_used_at else "-",
+            "active" if info.active else f"revoked {info.revoked_at:%Y-%m-%d %H:%M}",
+        )
+    Console(width=200).print(table)
+
+
+@token.command()
+@_db_option
+@click.argument("name")
+def revoke(db_url: str | None, name: str) -> None:
+    """Revoke the token NAME; requests with it get 401 from then on."""
+    from plumbline.server.tokens import TokenError, revoke_token
+
+    engine = _engine(db_url)
+    try:
+        revoke_token(engine, name)
+    except TokenError as exc:
+        raise click.ClickException(str(exc)) from exc
+    finally:
+        engine.dispose()
+    click.echo(f"revoked token {name!r}")

@@ -1,0 +1,43 @@
+"""The OpenLineage wire model: parse and validate events (spec 2-0-2, 1.x accepted structurally)."""
+
+from plumbline.openlineage.errors import EventValidationError, OpenLineageError, Violation
+from plumbline.openlineage.model import (
+    TERMINAL_STATES,
+    DatasetEvent,
+    Event,
+    InputDataset,
+    Job,
+    JobEvent,
+    OutputDataset,
+    Run,
+    RunEvent,
+    StaticDataset,
+)
+from plumbline.openlineage.parse import (
+    ParsedEvent,
+    canonical_json,
+    event_digest,
+    event_kind,
+    parse_event,
+)
+
+__all__ = [
+    "TERMINAL_STATES",
+    "DatasetEvent",
+    "Event",
+    "EventValidationError",
+    "InputDataset",
+    "Job",
+    "JobEvent",
+    "OpenLineageError",
+    "OutputDataset",
+    "ParsedEvent",
+    "Run",
+    "RunEvent",
+    "StaticDataset",
+    "Violation",
+    "canonical_json",
+    "event_digest",
+    "event_kind",
+    "parse_event",
+]

@@ -1,0 +1,131 @@
+"""Turn decoded JSON into validated events: event kind by ``schemaURL``, field paths in errors."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from pydantic import ValidationError
+
+from plumbline.openlineage.errors import EventValidationError, Violation
+from plumbline.openlineage.model import DatasetEvent, Event, JobEvent, RunEvent
+from plumbline.openlineage.types import parse_datetime
+
+KINDS: dict[str, type[RunEvent] | type[DatasetEvent] | type[JobEvent]] = {
+    "RunEvent": RunEvent,
+    "DatasetEvent": DatasetEvent,
+    "JobEvent": JobEvent,
+}
+# '…/OpenLineage.json#/$defs/RunEvent' (2.x) or '…#/definitions/RunEvent' (1.x)
+_KIND_FRAGMENT = re.compile(r"#/(?:\$defs|definitions)/(\w+)$")
+_PLAIN_KEY = re.compile(r"^[A-Za-z_$][\w$-]*$")
+
+
+@dataclass(frozen=True)
+class ParsedEvent:
+    """A valid event: its kind, typed model, the JSON as sent, and the digest that identifies it."""
+
+    kind: str
+    event: Event
+    raw: dict[str, Any]
+    canonical: bytes  # the canonical JSON of ``raw`` (what is stored, and what the digest is of)
+    digest: str
+    event_time: datetime
+
+    @property
+    def namespace(self) -> str:
+        """The namespace the event writes to: its job's, or a DatasetEvent's dataset's."""
+        if isinstance(self.event, DatasetEvent):
+            return self.event.dataset.namespace
+        return self.event.job.namespace
+
+    @property
+    def run_id(self) -> str | None:
+        return self.event.run.run_id.lower() if isinstance(self.event, RunEvent) else None
+
+
+def canonical_json(document: Any) -> bytes:
+    """The canonical JSON of a document (sorted keys, no spaces): what the digest is taken of."""
+    return json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def event_digest(document: Any) -> str:
+    """sha256 of the canonical JSON: the same event always has the same digest."""
+    return hashlib.sha256(canonical_json(document)).hexdigest()
+
+
+def event_kind(document: dict[str, Any]) -> str:
+    """'RunEvent', 'DatasetEvent' or 'JobEvent', by the ``schemaURL`` suffix as Marquez does.
+
+    Without a recognizable suffix the shape decides: a run makes a RunEvent, a lone dataset a
+    DatasetEvent, a lone job a JobEvent.
+    """
+    schema_url = document.get("schemaURL")
+    if schema_url is not None and not isinstance(schema_url, str):
+        raise EventValidationError([Violation("schemaURL", "Input should be a valid string")])
+    if isinstance(schema_url, str) and "#" in schema_url:
+        match = _KIND_FRAGMENT.search(schema_url)
+        if not match or match.group(1) not in KINDS:
+            raise EventValidationError(
+                [
+                    Violation(
+                        "schemaURL",
+                        "must point at #/$defs/RunEvent, #/$defs/DatasetEvent or #/$defs/JobEvent "
+                        f"(or #/definitions/…), not {schema_url!r}",
+                    )
+                ]
+            )
+        return match.group(1)
+    if "run" in document:
+        return "RunEvent"
+    if "dataset" in document and "job" not in document:
+        return "DatasetEvent"
+    if "job" in document:
+        return "JobEvent"
+    return "RunEvent"
+
+
+def field_path(loc: tuple[int | str, ...]) -> str | None:
+    """('outputs', 0, 'facets', 'schema') -> 'outputs[0].facets.schema'."""
+    path = ""
+    for part in loc:
+        if isinstance(part, int):
+            path += f"[{part}]"
+        elif _PLAIN_KEY.match(part):
+            path += f".{part}" if path else part
+        else:
+            path += f"[{json.dumps(part)}]"
+    return path or None
+
+
+def _violations(error: ValidationError) -> list[Violation]:
+    violations = []
+    for detail in error.errors(include_url=False):
+        message = "is required" if detail["type"] == "missing" else detail["msg"]
+        message = message.removeprefix("Value error, ")
+        violations.append(Violation(field_path(tuple(detail["loc"])), message))
+    return violations
+
+
+def parse_event(document: Any) -> ParsedEvent:
+    """Validate one decoded event against the spec; raise :class:`EventValidationError` if it breaks it."""
+    if not isinstance(document, dict):
+        raise EventValidationError([Violation(None, "an event must be a JSON object")])
+    kind = event_kind(document)
+    try:
+        event = KINDS[kind].model_validate(document)
+    except ValidationError as exc:
+        raise EventValidationError(_violations(exc)) from None
+    canonical = canonical_json(document)
+    return ParsedEvent(
+        kind=kind,
+        event=event,
+        raw=document,
+        canonical=canonical,
+        digest=hashlib.sha256(canonical).hexdigest(),
+        event_time=parse_datetime(event.event_time),
+    )

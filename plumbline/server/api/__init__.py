@@ -1,0 +1,29 @@
+"""The Marquez-compatible read API: one module per resource, each exposing ``router``."""
+
+from fastapi import APIRouter
+
+from plumbline.server.api import (
+    datasets,
+    events,
+    jobs,
+    lineage,
+    namespaces,
+    runs,
+    search,
+    sources,
+    stats,
+    tags,
+)
+
+routers: list[APIRouter] = [
+    namespaces.router,
+    sources.router,
+    datasets.router,
+    jobs.router,
+    runs.router,
+    lineage.router,
+    events.router,
+    search.router,
+    tags.router,
+    stats.router,
+]

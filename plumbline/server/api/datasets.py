@@ -1,0 +1,175 @@
+"""``/namespaces/{namespace}/datasets…``: datasets, their versions, soft delete, tags.
+
+Reads follow the token's visibility: a namespace-limited token reads the datasets its namespaces'
+jobs read or write, whatever their namespace, and gets 404 (never 403, so nothing leaks whether a
+dataset exists) for the others. Writes (tags, delete) still need the dataset's namespace itself.
+"""
+
+from __future__ import annotations
+
+from plumbline.server.api.models import Dataset, DatasetList, DatasetVersion, DatasetVersionList
+from plumbline.server.api.routing import (
+    AdminAccess,
+    Limit,
+    Offset,
+    ReadAccess,
+    Reader,
+    StoreEngine,
+    WriteAccess,
+    make_router,
+)
+from plumbline.store.read import datasets, hiding, tags
+
+router = make_router("Datasets")
+BASE = "/namespaces/{namespace}/datasets"
+VISIBILITY = (
+    "A namespace-limited token sees the datasets its namespaces' jobs read or write (and those of "
+    "its own namespaces); any other dataset answers 404, as if missing."
+)
+
+
+@router.get(
+    BASE,
+    response_model=DatasetList,
+    summary="List the datasets of a namespace",
+    description=VISIBILITY,
+)
+def list_datasets(
+    *,
+    namespace: str,
+    conn: Reader,
+    limit: Limit = 100,
+    offset: Offset = 0,
+    principal: ReadAccess,
+) -> dict:
+    return datasets.list_datasets(conn, namespace, limit, offset, principal.namespaces)
+
+
+@router.get(
+    BASE + "/{dataset}/versions",
+    response_model=DatasetVersionList,
+    summary="List the versions of a dataset, newest first",
+    description=VISIBILITY,
+)
+def list_dataset_versions(
+    *,
+    namespace: str,
+    dataset: str,
+    conn: Reader,
+    limit: Limit = 100,
+    offset: Offset = 0,
+    principal: ReadAccess,
+) -> dict:
+    return datasets.list_dataset_versions(
+        conn, namespace, dataset, limit, offset, principal.namespaces
+    )
+
+
+@router.get(
+    BASE + "/{dataset}/versions/{version}",
+    response_model=DatasetVersion,
+    summary="Get one version of a dataset (by version uuid or version string)",
+    description=VISIBILITY,
+)
+def get_dataset_version(
+    *,
+    namespace: str,
+    dataset: str,
+    version: str,
+    conn: Reader,
+    principal: ReadAccess,
+) -> dict:
+    return datasets.get_dataset_version(conn, namespace, dataset, version, principal.namespaces)
+
+
+@router.get(
+    BASE + "/{dataset}", response_model=Dataset, summary="Get a dataset", description=VISIBILITY
+)
+def get_dataset(*, namespace: str, dataset: str, conn: Reader, principal: ReadAccess) -> dict:
+    return datasets.get_dataset(conn, namespace, dataset, principal.namespaces)
+
+
+@router.delete(
+    BASE + "/{dataset}",
+    response_model=Dataset,
+    summary="Soft delete a dataset",
+    description="Hidden until a new event mentions the dataset again.",
+)
+def delete_dataset(
+    *, namespace: str, dataset: str, engine: StoreEngine, principal: AdminAccess
+) -> dict:
+    principal.check_namespace(namespace)
+    with engine.begin() as conn:
+        return hiding.hide_dataset(conn, namespace, dataset)
+
+
+@router.post(BASE + "/{dataset}/tags/{tag}", response_model=Dataset, summary="Tag a dataset")
+def tag_dataset(
+    *,
+    namespace: str,
+    dataset: str,
+    tag: str,
+    engine: StoreEngine,
+    principal: WriteAccess,
+) -> dict:
+    principal.check_namespace(namespace)
+    with engine.begin() as conn:
+        tags.tag_dataset(conn, namespace, dataset, tag)
+        return datasets.get_dataset(conn, namespace, dataset)
+
+
+@router.delete(
+    BASE + "/{dataset}/tags/{tag}", response_model=Dataset, summary="Remove a tag from a dataset"
+)
+def untag_dataset(
+    *,
+    namespace: str,
+    dataset: str,
+    tag: str,
+    engine: StoreEngine,
+    principal: WriteAccess,
+) -> dict:
+    principal.check_namespace(namespace)
+    with engine.begin() as conn:
+        tags.tag_dataset(conn, namespace, dataset, tag, add=False)
+        return datasets.get_dataset(conn, namespace, dataset)
+
+
+@router.post(
+    BASE + "/{dataset}/fields/{field}/tags/{tag}",
+    response_model=Dataset,
+    summary="Tag a field of a dataset",
+)
+def tag_field(
+    *,
+    namespace: str,
+    dataset: str,
+    field: str,
+    tag: str,
+    engine: StoreEngine,
+    principal: WriteAccess,
+) -> dict:
+    principal.check_namespace(namespace)
+    with engine.begin() as conn:
+        tags.tag_field(conn, namespace, dataset, field, tag)
+        return datasets.get_dataset(conn, namespace, dataset)
+
+
+@router.delete(
+    BASE + "/{dataset}/fields/{field}/tags/{tag}",
+    response_model=Dataset,
+    summary="Remove a tag from a field of a dataset",
+)
+def untag_field(
+    *,
+    namespace: str,
+    dataset: str,
+    field: str,
+    tag: str,
+    engine: StoreEngine,
+    principal: WriteAccess,
+) -> dict:
+    principal.check_namespace(namespace)
+    with engine.begin() as conn:
+        tags.tag_field(conn, namespace, dataset, field, tag, add=False)
+        return datasets.get_dataset(conn, namespace, dataset)

@@ -1,0 +1,150 @@
+"""Jobs: ``/namespaces/{namespace}/jobs…`` (versions, runs, soft delete, tags) and the
+cross-namespace ``/jobs``."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Query
+
+from plumbline.server.api.models import Job, JobList, JobVersion, JobVersionList, RunList
+from plumbline.server.api.routing import (
+    AdminAccess,
+    Limit,
+    Offset,
+    ReadAccess,
+    Reader,
+    StoreEngine,
+    WriteAccess,
+    make_router,
+)
+from plumbline.store.read import hiding, jobs, runs, tags
+from plumbline.store.read.common import job_pk
+
+router = make_router("Jobs")
+BASE = "/namespaces/{namespace}/jobs"
+LastRunStates = Annotated[
+    list[str] | None,
+    Query(
+        description="Only jobs whose latest run is in one of these states (repeat or comma-separate)"
+    ),
+]
+
+
+@router.get("/jobs", response_model=JobList, summary="List the jobs of every namespace")
+def list_all_jobs(
+    *,
+    conn: Reader,
+    limit: Limit = 100,
+    offset: Offset = 0,
+    lastRunStates: LastRunStates = None,
+    principal: ReadAccess,
+) -> dict:
+    states = [state for value in lastRunStates or () for state in value.split(",") if state]
+    return jobs.list_jobs(conn, None, limit, offset, states, principal.namespaces)
+
+
+@router.get(BASE, response_model=JobList, summary="List the jobs of a namespace")
+def list_jobs(
+    *,
+    namespace: str,
+    conn: Reader,
+    limit: Limit = 100,
+    offset: Offset = 0,
+    lastRunStates: LastRunStates = None,
+    principal: ReadAccess,
+) -> dict:
+    principal.check_namespace(namespace)
+    states = [state for value in lastRunStates or () for state in value.split(",") if state]
+    return jobs.list_jobs(conn, namespace, limit, offset, states)
+
+
+@router.get(BASE + "/{job}/versions", response_model=JobVersionList, summary="List job versions")
+def list_job_versions(
+    *,
+    namespace: str,
+    job: str,
+    conn: Reader,
+    limit: Limit = 100,
+    offset: Offset = 0,
+    principal: ReadAccess,
+) -> dict:
+    principal.check_namespace(namespace)
+    return jobs.list_job_versions(conn, namespace, job, limit, offset)
+
+
+@router.get(
+    BASE + "/{job}/versions/{version}", response_model=JobVersion, summary="Get a job version"
+)
+def get_job_version(
+    *,
+    namespace: str,
+    job: str,
+    version: str,
+    conn: Reader,
+    principal: ReadAccess,
+) -> dict:
+    principal.check_namespace(namespace)
+    return jobs.get_job_version(conn, namespace, job, version)
+
+
+@router.get(BASE + "/{job}/runs", response_model=RunList, summary="List the runs of a job")
+def list_runs(
+    *,
+    namespace: str,
+    job: str,
+    conn: Reader,
+    limit: Limit = 100,
+    offset: Offset = 0,
+    principal: ReadAccess,
+) -> dict:
+    principal.check_namespace(namespace)
+    return runs.list_job_runs(conn, job_pk(conn, namespace, job), limit, offset)
+
+
+@router.get(BASE + "/{job}", response_model=Job, summary="Get a job")
+def get_job(*, namespace: str, job: str, conn: Reader, principal: ReadAccess) -> dict:
+    principal.check_namespace(namespace)
+    return jobs.get_job(conn, namespace, job)
+
+
+@router.delete(
+    BASE + "/{job}",
+    response_model=Job,
+    summary="Soft delete a job",
+    description="Hidden until a new event mentions the job again.",
+)
+def delete_job(*, namespace: str, job: str, engine: StoreEngine, principal: AdminAccess) -> dict:
+    principal.check_namespace(namespace)
+    with engine.begin() as conn:
+        return hiding.hide_job(conn, namespace, job)
+
+
+@router.post(BASE + "/{job}/tags/{tag}", response_model=Job, summary="Tag a job")
+def tag_job(
+    *,
+    namespace: str,
+    job: str,
+    tag: str,
+    engine: StoreEngine,
+    principal: WriteAccess,
+) -> dict:
+    principal.check_namespace(namespace)
+    with engine.begin() as conn:
+        tags.tag_job(conn, namespace, job, tag)
+        return jobs.get_job(conn, namespace, job)
+
+
+@router.delete(BASE + "/{job}/tags/{tag}", response_model=Job, summary="Remove a tag from a job")
+def untag_job(
+    *,
+    namespace: str,
+    job: str,
+    tag: str,
+    engine: StoreEngine,
+    principal: WriteAccess,
+) -> dict:
+    principal.check_namespace(namespace)
+    with engine.begin() as conn:
+        tags.tag_job(conn, namespace, job, tag, add=False)
+        return jobs.get_job(conn, namespace, job)

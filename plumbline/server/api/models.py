@@ -1,0 +1,368 @@
+"""Response models of the read API: Marquez's JSON shapes (field names as Marquez spells them), so
+``/openapi.json`` documents exactly what the routes answer. plumbline's additions are marked."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+RunState = Literal["NEW", "RUNNING", "COMPLETED", "FAILED", "ABORTED"]
+
+
+class Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class DatasetId(Model):
+    namespace: str
+    name: str
+
+
+class JobId(Model):
+    namespace: str
+    name: str
+
+
+class DatasetVersionId(Model):
+    namespace: str
+    name: str
+    version: str
+
+
+class JobVersionId(Model):
+    namespace: str
+    name: str
+    version: str | None
+
+
+class Namespace(Model):
+    name: str
+    createdAt: datetime
+    updatedAt: datetime
+    ownerName: str
+    description: str | None
+    isHidden: bool
+
+
+class NamespaceList(Model):
+    namespaces: list[Namespace]
+    totalCount: int = Field(description="plumbline addition: visible namespaces in all pages")
+
+
+class Source(Model):
+    type: str
+    name: str
+    createdAt: datetime
+    updatedAt: datetime
+    connectionUrl: str | None
+    description: str | None
+
+
+class SourceList(Model):
+    sources: list[Source]
+    totalCount: int = Field(description="plumbline addition")
+
+
+class DatasetField(Model):
+    name: str
+    type: str | None
+    tags: list[str]
+    description: str | None
+
+
+class IoDatasetVersionId(Model):
+    namespace: str
+    name: str
+    version: str | None = Field(
+        description="null when no run has written the dataset yet (an external source)"
+    )
+
+
+class IoDatasetVersion(Model):
+    datasetVersionId: IoDatasetVersionId
+    facets: dict[str, Any]
+
+
+class Run(Model):
+    id: str
+    createdAt: datetime
+    updatedAt: datetime
+    nominalStartTime: datetime | None
+    nominalEndTime: datetime | None
+    state: RunState
+    startedAt: datetime | None
+    endedAt: datetime | None
+    durationMs: int | None
+    args: dict[str, str]
+    jobVersion: JobVersionId | None
+    inputDatasetVersions: list[IoDatasetVersion]
+    outputDatasetVersions: list[IoDatasetVersion]
+    facets: dict[str, Any]
+    parentRunId: str | None = Field(description="plumbline addition: the `parent` facet's run")
+    errorMessage: str | None = Field(description="plumbline addition: a FAIL event's error")
+
+
+class RunList(Model):
+    runs: list[Run]
+    totalCount: int
+
+
+class RunFacets(Model):
+    runId: str
+    facets: dict[str, Any]
+
+
+class DatasetData(Model):
+    """A dataset as a lineage graph node's ``data``."""
+
+    id: DatasetId
+    type: str
+    name: str
+    physicalName: str
+    createdAt: datetime
+    updatedAt: datetime
+    namespace: str
+    sourceName: str
+    fields: list[DatasetField]
+    tags: list[str]
+    lastModifiedAt: datetime | None
+    lastLifecycleState: str | None
+    description: str | None
+
+
+class Dataset(DatasetData):
+    currentVersion: str | None
+    columnLineage: list[dict[str, Any]] | None
+    facets: dict[str, Any]
+    deleted: bool
+
+
+class DatasetList(Model):
+    totalCount: int
+    datasets: list[Dataset]
+
+
+class DatasetVersion(Model):
+    id: DatasetId
+    type: str
+    name: str
+    physicalName: str
+    createdAt: datetime
+    version: str
+    namespace: str
+    sourceName: str
+    fields: list[DatasetField]
+    tags: list[str]
+    lifecycleState: str | None
+    description: str | None
+    currentSchemaVersion: str | None
+    createdByRun: Run | None
+    facets: dict[str, Any]
+    datasetVersion: str = Field(
+        description="plumbline addition: the `version` facet's value, else the writing run's id"
+    )
+
+
+class DatasetVersionList(Model):
+    totalCount: int
+    versions: list[DatasetVersion]
+
+
+class JobFields(Model):
+    """The fields a job has wherever it appears (job documents and lineage graph nodes)."""
+
+    id: JobId
+    type: str
+    name: str
+    simpleName: str
+    parentJobName: str | None
+    parentJobUuid: str | None
+    createdAt: datetime
+    updatedAt: datetime
+    namespace: str
+    inputs: list[DatasetId]
+    outputs: list[DatasetId]
+    location: str | None
+    description: str | None
+    latestRun: Run | None
+
+
+class JobData(JobFields):
+    """A job as a lineage graph node's ``data``."""
+
+    currentVersion: str | None
+    currentRunUuid: str | None = None
+
+
+class Job(JobFields):
+    latestRuns: list[Run]
+    facets: dict[str, Any]
+    currentVersion: str | None
+    labels: list[str]
+    tags: list[str]
+
+
+class JobList(Model):
+    totalCount: int
+    jobs: list[Job]
+
+
+class JobVersion(Model):
+    id: JobVersionId
+    name: str
+    createdAt: datetime
+    version: str
+    namespace: str
+    location: str | None
+    context: dict[str, str]
+    inputs: list[DatasetId]
+    outputs: list[DatasetId]
+    latestRun: Run | None
+
+
+class JobVersionList(Model):
+    totalCount: int
+    versions: list[JobVersion]
+
+
+class Edge(Model):
+    origin: str
+    destination: str
+
+
+class LineageNode(Model):
+    id: str = Field(description="dataset:NS:NAME or job:NS:NAME")
+    type: Literal["DATASET", "JOB"]
+    data: DatasetData | JobData | None
+    inEdges: list[Edge]
+    outEdges: list[Edge]
+
+
+class LineageGraph(Model):
+    graph: list[LineageNode]
+    truncated: bool = Field(
+        description="plumbline addition: true when the node cap cut the graph (nearest nodes kept)"
+    )
+
+
+class Transformation(Model):
+    type: str
+    subtype: str
+    description: str | None
+    masking: bool
+
+
+class ColumnLineageInputField(Model):
+    namespace: str
+    dataset: str
+    datasetVersion: str | None
+    field: str
+    transformationDescription: str | None
+    transformationType: str | None
+    transformations: list[Transformation] = Field(description="plumbline addition")
+
+
+class ColumnLineageNodeData(Model):
+    namespace: str
+    dataset: str
+    datasetVersion: str | None
+    field: str
+    fieldType: str | None
+    transformationDescription: str | None
+    transformationType: str | None
+    inputFields: list[ColumnLineageInputField]
+
+
+class ColumnLineageNode(Model):
+    id: str = Field(description="datasetField:NS:NAME:FIELD")
+    type: Literal["DATASET_FIELD"]
+    data: ColumnLineageNodeData
+    inEdges: list[Edge]
+    outEdges: list[Edge]
+
+
+class ColumnLineageGraph(Model):
+    graph: list[ColumnLineageNode]
+    truncated: bool = Field(description="plumbline addition: true when the node cap cut the graph")
+
+
+class JobSummary(Model):
+    namespace: str
+    name: str
+    version: str | None
+
+
+class RunSummary(Model):
+    id: str
+    start: datetime | None
+    end: datetime | None
+    status: RunState
+
+
+class DatasetSummary(Model):
+    namespace: str
+    name: str
+    version: str | None
+    producedByRunId: str | None
+
+
+class UpstreamRun(Model):
+    job: JobSummary
+    run: RunSummary
+    inputs: list[DatasetSummary]
+
+
+class UpstreamRunLineage(Model):
+    runs: list[UpstreamRun]
+    truncated: bool = Field(description="plumbline addition")
+
+
+class LineageEventList(Model):
+    events: list[dict[str, Any]] = Field(description="OpenLineage events exactly as received")
+    totalCount: int
+
+
+class SearchResult(Model):
+    type: Literal["DATASET", "JOB"]
+    name: str
+    updatedAt: datetime
+    namespace: str
+    nodeId: str
+
+
+class SearchResultList(Model):
+    totalCount: int
+    results: list[SearchResult]
+
+
+class Tag(Model):
+    name: str
+    description: str | None
+
+
+class TagList(Model):
+    tags: list[Tag]
+    totalCount: int = Field(description="plumbline addition")
+
+
+class CreatedTag(BaseModel):
+    """Body of ``PUT /tags/{tag}``."""
+
+    description: str | None = None
+
+
+class LineageMetric(Model):
+    startInterval: datetime
+    endInterval: datetime
+    fail: int
+    start: int
+    complete: int
+    abort: int
+
+
+class IntervalMetric(Model):
+    startInterval: datetime
+    endInterval: datetime
+    count: int

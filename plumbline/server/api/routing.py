@@ -1,0 +1,87 @@
+"""What every read-API module shares: the route class, database connections, paging parameters.
+
+Names in paths (datasets named by file paths, namespaces such as ``s3://bucket``) contain ``/``; clients
+send them percent-encoded (``%2F``), as Marquez's clients do. :class:`ReadRoute` matches on the raw,
+still-encoded path and decodes each parameter, so an encoded ``/`` stays inside its segment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine, Iterator
+from typing import Annotated, Any
+from urllib.parse import unquote
+
+from fastapi import APIRouter, Depends, Query, Request, Response
+from fastapi.routing import APIRoute
+from sqlalchemy.engine import Connection, Engine
+from starlette.routing import Match
+from starlette.types import Scope
+
+from plumbline.server.auth import Principal, require
+from plumbline.server.errors import APIError
+from plumbline.store.read.errors import InvalidArgumentError, NotFoundError
+
+PREFIX = "/api/v1"
+
+
+class ReadRoute(APIRoute):
+    """An API route that matches encoded path segments and answers store errors as 404/400."""
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        raw = scope.get("raw_path")
+        if scope["type"] != "http" or not raw or b"%" not in raw:
+            return super().matches(scope)
+        encoded = raw.split(b"?", 1)[0].decode("latin-1")
+        match, child = super().matches({**scope, "path": encoded, "root_path": ""})
+        if match != Match.NONE:
+            params = child.get("path_params", {})
+            child["path_params"] = {
+                key: unquote(value) if isinstance(value, str) else value
+                for key, value in params.items()
+            }
+        return match, child
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def route(request: Request) -> Response:
+            try:
+                return await handler(request)
+            except NotFoundError as exc:
+                raise APIError(404, str(exc)) from exc
+            except InvalidArgumentError as exc:
+                raise APIError(400, str(exc)) from exc
+
+        return route
+
+
+def make_router(tag: str) -> APIRouter:
+    """A router for one resource of the read API under ``/api/v1``."""
+    return APIRouter(prefix=PREFIX, tags=[tag], route_class=ReadRoute)
+
+
+def read_connection(request: Request) -> Iterator[Connection]:
+    """A connection for one request's reads."""
+    with request.app.state.engine.connect() as conn:
+        yield conn
+
+
+def store_engine(request: Request) -> Engine:
+    """The store's engine; write routes commit their own transaction (``with engine.begin()``)
+    before answering, so the next request sees the change."""
+    return request.app.state.engine  # type: ignore[no-any-return]
+
+
+def max_graph_nodes(request: Request) -> int:
+    """The server's cap on graph results (``ServerSettings.max_graph_nodes``)."""
+    return int(request.app.state.settings.max_graph_nodes)
+
+
+Reader = Annotated[Connection, Depends(read_connection)]
+StoreEngine = Annotated[Engine, Depends(store_engine)]
+Limit = Annotated[int, Query(ge=0, le=100_000, description="Page size")]
+Offset = Annotated[int, Query(ge=0, description="Rows to skip")]
+# the access each route needs (``principal.check_namespace`` is called where a namespace is known)
+ReadAccess = Annotated[Principal, Depends(require("read"))]
+WriteAccess = Annotated[Principal, Depends(require("write"))]
+AdminAccess = Annotated[Principal, Depends(require("admin"))]

@@ -1,0 +1,63 @@
+"""``/stats/…``: the dashboard's counts per hour (``DAY``) or per local day (``WEEK``).
+
+A namespace-limited token counts only what it may see: its namespaces' events and jobs, the datasets
+those jobs touch, and their sources."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from fastapi import Query
+
+from plumbline.server.api.models import IntervalMetric, LineageMetric
+from plumbline.server.api.routing import ReadAccess, Reader, make_router
+from plumbline.store.read import stats
+
+router = make_router("Stats")
+
+PeriodParam = Annotated[
+    Literal["DAY", "WEEK"],
+    Query(description="DAY: 24 hourly intervals; WEEK: 7 daily intervals"),
+]
+TimezoneParam = Annotated[
+    str | None, Query(description="IANA time zone of the intervals (default UTC)")
+]
+
+
+@router.get(
+    "/stats/lineage-events",
+    response_model=list[LineageMetric],
+    summary="Events received per interval, by event type",
+)
+def lineage_events(
+    *,
+    conn: Reader,
+    period: PeriodParam,
+    timezone: TimezoneParam = None,
+    principal: ReadAccess,
+) -> list[dict]:
+    return stats.lineage_event_stats(conn, period, timezone, visible_to=principal.namespaces)
+
+
+def _growth(what: str):  # type: ignore[no-untyped-def]
+    def route(
+        *,
+        conn: Reader,
+        period: PeriodParam,
+        timezone: TimezoneParam = None,
+        principal: ReadAccess,
+    ) -> list[dict]:
+        return stats.growth_stats(conn, what, period, timezone, visible_to=principal.namespaces)
+
+    route.__name__ = f"{what}_stats"
+    return route
+
+
+for _what in ("jobs", "datasets", "sources"):
+    router.add_api_route(
+        f"/stats/{_what}",
+        _growth(_what),
+        methods=["GET"],
+        response_model=list[IntervalMetric],
+        summary=f"How many {_what} existed at the end of each interval",
+    )

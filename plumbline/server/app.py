@@ -1,0 +1,55 @@
+"""The FastAPI application: wiring of store, routes, auth, background workers and the UI."""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from plumbline import __version__
+from plumbline.server import forwarding, health, ingest, metrics
+from plumbline.server.api import routers as read_api_routers
+from plumbline.server.catalog import routes as catalog_routes
+from plumbline.server.errors import install_error_handlers
+from plumbline.server.settings import ServerSettings
+from plumbline.store.engine import create_store_engine
+from plumbline.store.migrate import upgrade
+
+logger = logging.getLogger(__name__)
+
+
+def create_app(settings: ServerSettings) -> FastAPI:
+    """Build the server for ``settings``: opens the store and migrates it to the newest schema."""
+    engine = create_store_engine(settings.db_url)
+    upgrade(engine)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        async with forwarding.background_worker(app):
+            yield
+        engine.dispose()
+
+    app = FastAPI(
+        title="plumbline",
+        version=__version__,
+        description="OpenLineage-compatible lineage server with a Marquez-compatible read API.",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.engine = engine
+    install_error_handlers(app)
+    app.include_router(health.router)
+    app.include_router(ingest.router)
+    for router in read_api_routers:
+        app.include_router(router)
+    app.include_router(forwarding.router)
+    app.include_router(catalog_routes.router)
+    app.include_router(metrics.router)
+    if importlib.util.find_spec("plumbline.web.routes") is not None:
+        from plumbline.web.routes import mount_ui
+
+        mount_ui(app)  # last: its fallback route must not shadow the API
+    return app

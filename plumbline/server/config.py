@@ -1,0 +1,120 @@
+"""Build :class:`ServerSettings` from `plumbline serve` flags and an optional TOML config file.
+
+Flags override the file. The file may hold ``[[forward]]`` tables (url, api_key, headers) and
+``[catalog.NAME]`` tables (pyiceberg properties), an ``[outbox]`` table (retry policy, see
+:class:`OutboxPolicy`), and the top-level keys ``db``, ``host``, ``port``,
+``auth``, ``store``, ``max_body_bytes``.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from plumbline.server.outbox.policy import OutboxPolicy
+from plumbline.server.settings import DEFAULT_MAX_BODY_BYTES, ForwardTarget, ServerSettings
+
+
+class ConfigError(Exception):
+    """A setting or config file that cannot be used; the message says which and why."""
+
+
+def is_loopback(host: str) -> bool:
+    """True for localhost and loopback addresses."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def load_config_file(path: str | Path) -> dict[str, Any]:
+    """Parse a TOML config file; raise :class:`ConfigError` with the reason."""
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except FileNotFoundError as exc:
+        raise ConfigError(f"config file not found: {path}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config file {path} is not valid TOML: {exc}") from exc
+
+
+def parse_catalog_option(value: str) -> tuple[str, dict[str, str]]:
+    """``NAME:key=value,key=value`` -> (NAME, {key: value})."""
+    name, sep, rest = value.partition(":")
+    if not sep or not name:
+        raise ConfigError(f"--catalog {value!r}: expected NAME:key=value,…")
+    properties: dict[str, str] = {}
+    for pair in filter(None, rest.split(",")):
+        key, eq, val = pair.partition("=")
+        if not eq or not key:
+            raise ConfigError(f"--catalog {value!r}: {pair!r} is not key=value")
+        properties[key.strip()] = val.strip()
+    return name, properties
+
+
+def build_settings(
+    *,
+    db_url: str,
+    host: str | None = None,
+    port: int | None = None,
+    auth: str | None = None,
+    allow_open_public: bool = False,
+    store: bool | None = None,
+    forward_urls: tuple[str, ...] = (),
+    catalog_options: tuple[str, ...] = (),
+    max_body_bytes: int | None = None,
+    config_file: str | Path | None = None,
+) -> ServerSettings:
+    """Merge the config file (if any) and flags into settings, checking the auth rule."""
+    file_config = load_config_file(config_file) if config_file else {}
+    host = host or file_config.get("host", "127.0.0.1")
+    port = port if port is not None else int(file_config.get("port", 5000))
+    default_auth = "open" if is_loopback(host) else "required"
+    auth = auth or file_config.get("auth", default_auth)
+    if auth not in ("open", "required"):
+        raise ConfigError(f"auth must be 'open' or 'required', not {auth!r}")
+    if auth == "open" and not is_loopback(host) and not allow_open_public:
+        raise ConfigError(
+            f"refusing to serve without auth on {host}: bind to 127.0.0.1, use --auth required, "
+            "or pass --allow-open-public"
+        )
+    forward = [_forward_target(entry) for entry in file_config.get("forward", [])]
+    known = {target.url for target in forward}
+    forward += [ForwardTarget(url=url) for url in forward_urls if url not in known]
+    catalogs = {name: dict(props) for name, props in file_config.get("catalog", {}).items()}
+    for option in catalog_options:
+        name, properties = parse_catalog_option(option)
+        catalogs[name] = properties
+    try:
+        outbox = OutboxPolicy.from_dict(file_config["outbox"]) if "outbox" in file_config else None
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"config file {config_file}: {exc}") from exc
+    return ServerSettings(
+        db_url=db_url,
+        outbox=outbox,
+        host=host,
+        port=port,
+        auth=auth,
+        store=store if store is not None else bool(file_config.get("store", True)),
+        forward=tuple(forward),
+        catalogs=catalogs,
+        max_body_bytes=max_body_bytes
+        or int(file_config.get("max_body_bytes", DEFAULT_MAX_BODY_BYTES)),
+    )
+
+
+def _forward_target(entry: Any) -> ForwardTarget:
+    if not isinstance(entry, dict) or not isinstance(entry.get("url"), str):
+        raise ConfigError("each [[forward]] entry needs a url string")
+    headers = entry.get("headers", {})
+    if not isinstance(headers, dict):
+        raise ConfigError("[[forward]] headers must be a table")
+    return ForwardTarget(
+        url=entry["url"],
+        api_key=entry.get("api_key"),
+        headers={str(k): str(v) for k, v in headers.items()},
+    )

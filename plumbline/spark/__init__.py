@@ -1,0 +1,10 @@
+"""plumbline.spark: lineage capture from PySpark's compiled plans, sent as OpenLineage events.
+
+`enable(spark, url=..., namespace=..., api_key=..., transport=...)` switches it on for a session;
+`plumbline run SCRIPT` does the same for every session a script creates.
+"""
+
+from plumbline.spark.capture import CaptureHandle, enable
+from plumbline.spark.errors import CaptureError, PlanError, SettingsError
+
+__all__ = ["CaptureError", "CaptureHandle", "PlanError", "SettingsError", "enable"]

@@ -1,0 +1,265 @@
+"""OpenLineage 2-0-2 RunEvents (plain JSON-ready dicts) from `ActionFacts`."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from plumbline import __version__
+from plumbline.spark.datasets import DatasetId
+from plumbline.spark.extract import ActionFacts, DatasetFacts
+from plumbline.spark.lineage import Deps
+
+PRODUCER = f"https://github.com/plumbline/plumbline/tree/{__version__}/plumbline/spark"
+RUN_EVENT_SCHEMA = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent"
+
+# Facet schema versions, from the `$id`s of the official facet schemas.
+_FACET_VERSIONS = {
+    "ColumnLineageDatasetFacet": "1-2-0",
+    "DatasetVersionDatasetFacet": "1-0-1",
+    "DatasourceDatasetFacet": "1-0-1",
+    "ErrorMessageRunFacet": "1-0-1",
+    "InputStatisticsInputDatasetFacet": "1-0-0",
+    "JobTypeJobFacet": "2-0-4",
+    "LifecycleStateChangeDatasetFacet": "1-0-1",
+    "OutputStatisticsOutputDatasetFacet": "1-0-2",
+    "ParentRunFacet": "1-2-0",
+    "ProcessingEngineRunFacet": "1-1-1",
+    "SQLJobFacet": "1-1-0",
+    "SchemaDatasetFacet": "1-2-0",
+    "StorageDatasetFacet": "1-0-1",
+    "SymlinksDatasetFacet": "1-0-1",
+}
+
+
+def facet(kind: str, **fields: Any) -> dict[str, Any]:
+    """A facet with `_producer` and the `_schemaURL` of its official schema."""
+    version = _FACET_VERSIONS[kind]
+    return {
+        "_producer": PRODUCER,
+        "_schemaURL": f"https://openlineage.io/spec/facets/{version}/{kind}.json#/$defs/{kind}",
+        **fields,
+    }
+
+
+def iso_time(epoch_ms: float) -> str:
+    """An event time in ISO 8601 UTC with milliseconds."""
+    moment = datetime.fromtimestamp(epoch_ms / 1000.0, tz=UTC)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def new_run_id() -> str:
+    """A fresh run id (UUID)."""
+    return str(uuid.uuid4())
+
+
+def normalize_name(name: str) -> str:
+    """OpenLineage Spark job-name normalization: split camelCase, lower, non-alphanumerics to `_`."""
+    name = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name)
+    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
+
+
+def action_job_name(app_job: str, facts: ActionFacts) -> str:
+    """`<app>.execute_<command>.<output>`, stable across runs of the same action."""
+    output = facts.outputs[0] if facts.outputs else None
+    suffix = ""
+    if output is not None:
+        if output.table is not None:
+            suffix = normalize_name(f"{output.table.database or 'default'}_{output.table.table}")
+        elif (
+            output.id.namespace == "file" or "://" in output.id.namespace and "/" in output.id.name
+        ):
+            suffix = normalize_name(output.id.name.rstrip("/").rsplit("/", 1)[-1])
+        else:
+            suffix = normalize_name(output.id.name)
+    command = f"execute_{normalize_name(facts.command)}"
+    return ".".join(p for p in (app_job, command, suffix) if p)
+
+
+def _schema(fields: list[dict[str, Any]]) -> dict[str, Any]:
+    return facet("SchemaDatasetFacet", fields=[_field(f) for f in fields])
+
+
+def _field(spark_field: dict[str, Any]) -> dict[str, Any]:
+    kind = spark_field.get("type")
+    result: dict[str, Any] = {"name": str(spark_field.get("name")), "type": _type_name(kind)}
+    if isinstance(kind, dict) and kind.get("type") == "struct":
+        result["fields"] = [_field(f) for f in kind.get("fields", [])]
+    return result
+
+
+def _type_name(kind: Any) -> str:
+    if isinstance(kind, str):
+        return kind
+    if isinstance(kind, dict):
+        name = kind.get("type")
+        if name == "array":
+            return f"array<{_type_name(kind.get('elementType'))}>"
+        if name == "map":
+            return f"map<{_type_name(kind.get('keyType'))},{_type_name(kind.get('valueType'))}>"
+        return str(name)
+    return str(kind)
+
+
+def _input_fields(deps: Deps, names: dict[str, DatasetId]) -> list[dict[str, Any]]:
+    fields = []
+    for (key, column), transformations in sorted(deps.items()):
+        dataset = names.get(key)
+        if dataset is None:
+            continue
+        fields.append(
+            {
+                "namespace": dataset.namespace,
+                "name": dataset.name,
+                "field": column,
+                "transformations": [{"type": t, "subtype": s} for t, s in sorted(transformations)],
+            }
+        )
+    return fields
+
+
+def _column_lineage(output: DatasetFacts, names: dict[str, DatasetId]) -> dict[str, Any] | None:
+    lineage = output.lineage
+    if lineage is None or not (lineage.columns or lineage.dataset):
+        return None
+    fields = {
+        column: {"inputFields": _input_fields(deps, names)}
+        for column, deps in lineage.columns.items()
+    }
+    return facet(
+        "ColumnLineageDatasetFacet",
+        fields={k: v for k, v in fields.items() if v["inputFields"]},
+        dataset=_input_fields(lineage.dataset, names),
+    )
+
+
+def _common_facets(dataset: DatasetFacts) -> dict[str, Any]:
+    facets: dict[str, Any] = {}
+    if dataset.schema:
+        facets["schema"] = _schema(dataset.schema)
+    namespace = dataset.id.namespace
+    uri = namespace if "://" in namespace else f"{namespace}:///"
+    facets["dataSource"] = facet("DatasourceDatasetFacet", name=namespace, uri=uri)
+    if dataset.file_format:
+        facets["storage"] = facet(
+            "StorageDatasetFacet", storageLayer="default", fileFormat=dataset.file_format
+        )
+    if dataset.table is not None:
+        warehouse = dataset.table.warehouse or "spark_catalog"
+        facets["symlinks"] = facet(
+            "SymlinksDatasetFacet",
+            identifiers=[
+                {
+                    "namespace": warehouse,
+                    "name": f"{dataset.table.database or 'default'}.{dataset.table.table}",
+                    "type": "TABLE",
+                }
+            ],
+        )
+    return facets
+
+
+def datasets(
+    facts: ActionFacts, *, with_stats: bool, versions: dict[str, str] | None = None
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The event's `inputs` and `outputs`."""
+    names = {d.id.key: d.id for d in facts.inputs}
+    inputs = []
+    for dataset in facts.inputs:
+        entry: dict[str, Any] = {
+            "namespace": dataset.id.namespace,
+            "name": dataset.id.name,
+            "facets": _common_facets(dataset),
+        }
+        if with_stats and dataset.stats:
+            entry["inputFacets"] = {
+                "inputStatistics": facet("InputStatisticsInputDatasetFacet", **dataset.stats)
+            }
+        inputs.append(entry)
+    outputs = []
+    for dataset in facts.outputs:
+        facets = _common_facets(dataset)
+        lineage = _column_lineage(dataset, names)
+        if lineage is not None:
+            facets["columnLineage"] = lineage
+        if dataset.lifecycle:
+            change: dict[str, Any] = {"lifecycleStateChange": dataset.lifecycle}
+            if dataset.previous is not None:
+                change["previousIdentifier"] = {
+                    "namespace": dataset.previous.namespace,
+                    "name": dataset.previous.name,
+                }
+            facets["lifecycleStateChange"] = facet("LifecycleStateChangeDatasetFacet", **change)
+        version = (versions or {}).get(dataset.id.key)
+        if version:
+            facets["version"] = facet("DatasetVersionDatasetFacet", datasetVersion=version)
+        entry = {"namespace": dataset.id.namespace, "name": dataset.id.name, "facets": facets}
+        if with_stats and dataset.stats:
+            entry["outputFacets"] = {
+                "outputStatistics": facet("OutputStatisticsOutputDatasetFacet", **dataset.stats)
+            }
+        outputs.append(entry)
+    return inputs, outputs
+
+
+def job_type(kind: str) -> dict[str, Any]:
+    """The jobType facet (`APPLICATION` for the Spark application, `SQL_JOB` for an action)."""
+    return facet("JobTypeJobFacet", processingType="BATCH", integration="SPARK", jobType=kind)
+
+
+def processing_engine(spark_version: str) -> dict[str, Any]:
+    """The processing_engine run facet."""
+    return facet(
+        "ProcessingEngineRunFacet",
+        version=spark_version,
+        name="spark",
+        openlineageAdapterVersion=__version__,
+    )
+
+
+def parent(namespace: str, job: str, run_id: str) -> dict[str, Any]:
+    """A parent facet pointing at the application run (which is also the root)."""
+    ref = {"run": {"runId": run_id}, "job": {"namespace": namespace, "name": job}}
+    return facet("ParentRunFacet", **ref, root=ref)
+
+
+def error_message(message: str, stack: str) -> dict[str, Any]:
+    """The errorMessage run facet of a failed action."""
+    return facet(
+        "ErrorMessageRunFacet", message=message, programmingLanguage="JAVA", stackTrace=stack
+    )
+
+
+def run_event(
+    event_type: str,
+    event_time_ms: float,
+    run_id: str,
+    job_namespace: str,
+    job_name: str,
+    *,
+    run_facets: dict[str, Any] | None = None,
+    job_facets: dict[str, Any] | None = None,
+    inputs: list[dict[str, Any]] | None = None,
+    outputs: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """One RunEvent."""
+    return {
+        "eventType": event_type,
+        "eventTime": iso_time(event_time_ms),
+        "run": {"runId": run_id, "facets": run_facets or {}},
+        "job": {"namespace": job_namespace, "name": job_name, "facets": job_facets or {}},
+        "inputs": inputs or [],
+        "outputs": outputs or [],
+        "producer": PRODUCER,
+        "schemaURL": RUN_EVENT_SCHEMA,
+    }
+
+
+def action_job_facets(facts: ActionFacts) -> dict[str, Any]:
+    """Job facets of an action: jobType, and sql when it came from `spark.sql`."""
+    facets = {"jobType": job_type("SQL_JOB")}
+    if facts.sql:
+        facets["sql"] = facet("SQLJobFacet", query=facts.sql, dialect="spark")
+    return facets

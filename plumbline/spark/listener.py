@@ -1,0 +1,146 @@
+"""The py4j SparkListener that sees SQL executions start and end, and the worker behind it.
+
+Spark calls listeners on its listener-bus thread, through py4j, for every task and stage event
+too; those methods return at once. SQL execution start/end notifications are reduced to a few
+py4j calls (the QueryExecution must be fetched while the execution is still registered) and
+queued for the worker thread, which reads plans and emits events. Nothing raised here may reach
+Java: every callback logs and swallows its errors.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+_SQL_START = "SparkListenerSQLExecutionStart"
+_SQL_END = "SparkListenerSQLExecutionEnd"
+
+# Every method of org.apache.spark.scheduler.SparkListenerInterface (Spark 3.5) but onOtherEvent.
+_IGNORED_CALLBACKS = (
+    "onStageCompleted onStageSubmitted onTaskStart onTaskGettingResult onTaskEnd onJobStart "
+    "onJobEnd onEnvironmentUpdate onBlockManagerAdded onBlockManagerRemoved onUnpersistRDD "
+    "onApplicationStart onApplicationEnd onExecutorMetricsUpdate onStageExecutorMetrics "
+    "onExecutorAdded onExecutorRemoved onExecutorBlacklisted onExecutorExcluded "
+    "onExecutorBlacklistedForStage onExecutorExcludedForStage onNodeBlacklistedForStage "
+    "onNodeExcludedForStage onExecutorUnblacklisted onExecutorUnexcluded onNodeBlacklisted "
+    "onNodeExcluded onNodeUnblacklisted onNodeUnexcluded onUnschedulableTaskSetAdded "
+    "onUnschedulableTaskSetRemoved onBlockUpdated onSpeculativeTaskSubmitted "
+    "onResourceProfileAdded"
+).split()
+
+
+class CaptureWorker:
+    """A bounded queue of notifications and one daemon thread that handles them in order."""
+
+    def __init__(self, max_queue: int = 1000) -> None:
+        self._queue: queue.Queue[Callable[[], None] | None] = queue.Queue(max_queue)
+        self.dropped = 0
+        self.tasks = 0
+        self.busy_seconds = 0.0  # time spent reading plans and building events
+        self._thread = threading.Thread(target=self._run, name="plumbline-capture", daemon=True)
+        self._thread.start()
+
+    def submit(self, task: Callable[[], None]) -> None:
+        """Queue a task; never blocks (a full queue drops the task and counts it)."""
+        try:
+            self._queue.put_nowait(task)
+        except queue.Full:
+            self.dropped += 1
+            log.warning("plumbline capture queue is full: %d notification(s) dropped", self.dropped)
+
+    def drain(self, timeout: float) -> bool:
+        """Wait until every queued task ran; True if that happened within `timeout` seconds."""
+        deadline = time.monotonic() + timeout
+        with self._queue.all_tasks_done:
+            while self._queue.unfinished_tasks:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False
+                self._queue.all_tasks_done.wait(remaining)
+        return True
+
+    def stop(self) -> None:
+        """Let the thread finish after the queued tasks."""
+        try:
+            self._queue.put_nowait(None)
+        except queue.Full:
+            pass
+
+    def _run(self) -> None:
+        while True:
+            task = self._queue.get()
+            try:
+                if task is None:
+                    return
+                started = time.perf_counter()
+                task()
+                self.busy_seconds += time.perf_counter() - started
+                self.tasks += 1
+            except Exception:
+                log.warning("plumbline capture failed on one action", exc_info=True)
+            finally:
+                self._queue.task_done()
+
+
+class SqlExecutionListener:
+    """py4j implementation of SparkListenerInterface forwarding SQL execution start/end."""
+
+    class Java:
+        implements = ["org.apache.spark.scheduler.SparkListenerInterface"]
+
+    def __init__(
+        self,
+        jvm: Any,
+        on_start: Callable[[int, int, Any, float], None],
+        on_end: Callable[[int, Any, Any, float], None],
+        worker: CaptureWorker,
+    ) -> None:
+        self._sql_execution = jvm.org.apache.spark.sql.execution.SQLExecution
+        self._on_start = on_start
+        self._on_end = on_end
+        self._worker = worker
+        self.active = True
+        self.callbacks = 0  # every call Spark made into this listener (a measure of its cost)
+
+    def onOtherEvent(self, event: Any) -> None:  # noqa: N802 - Java interface name
+        self.callbacks += 1
+        if not self.active:
+            return
+        try:
+            kind = event.getClass().getSimpleName()
+            if kind == _SQL_START:
+                self._started(event)
+            elif kind == _SQL_END:
+                self._ended(event)
+        except Exception:
+            log.warning("plumbline listener failed on a Spark event", exc_info=True)
+
+    def _started(self, event: Any) -> None:
+        execution_id = int(event.executionId())
+        root = event.rootExecutionId()
+        root_id = int(root.get()) if root.isDefined() else execution_id
+        qe = self._sql_execution.getQueryExecution(execution_id)
+        when = float(event.time())
+        self._worker.submit(lambda: self._on_start(execution_id, root_id, qe, when))
+
+    def _ended(self, event: Any) -> None:
+        execution_id = int(event.executionId())
+        qe = event.qe()
+        failure = event.executionFailure()
+        error = failure.get() if failure.isDefined() else None
+        when = float(event.time())
+        self._worker.submit(lambda: self._on_end(execution_id, qe, error, when))
+
+
+def _ignore(self: SqlExecutionListener, event: Any) -> None:
+    self.callbacks += 1
+
+
+for _name in _IGNORED_CALLBACKS:
+    setattr(SqlExecutionListener, _name, _ignore)

@@ -1,0 +1,83 @@
+"""Capture settings: arguments, then Spark conf, then environment, then defaults."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from plumbline.spark.errors import SettingsError
+
+log = logging.getLogger(__name__)
+
+TRANSPORT_TYPES = ("http", "file", "console")
+
+CONF_PREFIX = "spark.plumbline."
+_CONF_KEYS = {
+    "type": "spark.plumbline.transport.type",
+    "url": "spark.plumbline.transport.url",
+    "api_key": "spark.plumbline.transport.apiKey",
+    "path": "spark.plumbline.transport.path",
+    "namespace": "spark.plumbline.namespace",
+}
+_ENV_KEYS = {
+    "type": "PLUMBLINE_TRANSPORT_TYPE",
+    "url": "PLUMBLINE_URL",
+    "api_key": "PLUMBLINE_API_KEY",
+    "path": "PLUMBLINE_PATH",
+    "namespace": "PLUMBLINE_NAMESPACE",
+}
+
+
+@dataclass(frozen=True)
+class CaptureSettings:
+    """Where events go and under which namespace the jobs are named."""
+
+    transport_type: str
+    url: str | None
+    api_key: str | None
+    path: str | None
+    namespace: str
+
+    def __repr__(self) -> str:  # never show the API key
+        key = "***" if self.api_key else None
+        return (
+            f"CaptureSettings(transport_type={self.transport_type!r}, url={self.url!r}, "
+            f"api_key={key!r}, path={self.path!r}, namespace={self.namespace!r})"
+        )
+
+
+def resolve(
+    arguments: Mapping[str, str | None],
+    conf: Mapping[str, str],
+    environ: Mapping[str, str] | None = None,
+) -> CaptureSettings:
+    """Each setting from the first of: arguments, Spark conf, environment; then defaults."""
+    env = os.environ if environ is None else environ
+    values: dict[str, Any] = {}
+    for name in _CONF_KEYS:
+        values[name] = arguments.get(name) or conf.get(_CONF_KEYS[name]) or env.get(_ENV_KEYS[name])
+    kind = values["type"]
+    if not kind:
+        if values["url"]:
+            kind = "http"
+        elif values["path"]:
+            kind = "file"
+        else:
+            kind = "console"
+            log.warning(
+                "plumbline: no transport configured (spark.plumbline.transport.type or "
+                "PLUMBLINE_TRANSPORT_TYPE); lineage events go to the log (console transport)"
+            )
+    kind = str(kind).strip().lower()
+    if kind not in TRANSPORT_TYPES:
+        raise SettingsError(f"transport type must be one of {', '.join(TRANSPORT_TYPES)}: {kind!r}")
+    return CaptureSettings(
+        transport_type=kind,
+        url=values["url"],
+        api_key=values["api_key"],
+        path=values["path"],
+        namespace=values["namespace"] or "default",
+    )

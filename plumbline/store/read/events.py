@@ -1,0 +1,44 @@
+"""``GET /events/lineage``: the raw OpenLineage events received, filtered by time and paged."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from plumbline.store import schema as s
+from plumbline.store.read.common import count, utc
+
+
+def list_lineage_events(
+    conn: Connection,
+    *,
+    before: datetime | None,
+    after: datetime | None,
+    sort_direction: str,
+    limit: int,
+    offset: int,
+    namespace: str | None = None,
+    visible_to: frozenset[str] | None = None,
+) -> dict[str, Any]:
+    """Events with ``after <= eventTime <= before``, sorted by event time (``desc`` by default):
+    ``{"events": [event…], "totalCount"}``."""
+    e = s.lineage_events
+    base = sa.select(e.c.id, e.c.event_time, e.c.payload)
+    if before is not None:
+        base = base.where(e.c.event_time <= utc(before))
+    if after is not None:
+        base = base.where(e.c.event_time >= utc(after))
+    if namespace is not None:
+        base = base.where(e.c.job_namespace == namespace)
+    if visible_to is not None:
+        base = base.where(e.c.job_namespace.in_(sorted(visible_to)))
+    order = (
+        (e.c.event_time.asc(), e.c.id.asc())
+        if sort_direction.lower() == "asc"
+        else (e.c.event_time.desc(), e.c.id.desc())
+    )
+    rows = conn.execute(base.order_by(*order).limit(limit).offset(offset)).all()
+    return {"events": [row.payload for row in rows], "totalCount": count(conn, base)}

@@ -1,0 +1,268 @@
+"""Jobs and job versions in Marquez's shapes (``Job``, ``JobVersion``)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from plumbline.store import schema as s
+from plumbline.store.read.common import (
+    chunks,
+    count,
+    iso,
+    job_pk,
+    json_obj,
+    namespace_row,
+    tag_names_by_owner,
+)
+from plumbline.store.read.errors import NotFoundError
+from plumbline.store.read.runs import STORED_STATES, marquez_state, runs_by_pk, runs_by_uuid
+from plumbline.store.read.visibility import visible_jobs
+
+LATEST_RUNS = 10
+
+
+def _io_by_job(conn: Connection, ids: Sequence[int]) -> dict[int, dict[str, list[dict[str, str]]]]:
+    e, d, n = s.job_dataset_edges, s.datasets, s.namespaces
+    out: dict[int, dict[str, list[dict[str, str]]]] = defaultdict(
+        lambda: {"input": [], "output": []}
+    )
+    for part in chunks(ids):
+        query = (
+            sa.select(e.c.job_id, e.c.direction, n.c.name.label("namespace_name"), d.c.name)
+            .join(d, d.c.id == e.c.dataset_id)
+            .join(n, n.c.id == d.c.namespace_id)
+            .where(e.c.job_id.in_(part), d.c.is_hidden == sa.false())
+            .order_by(e.c.job_id, n.c.name, d.c.name)
+        )
+        for row in conn.execute(query).all():
+            out[row.job_id][row.direction].append(
+                {"namespace": row.namespace_name, "name": row.name}
+            )
+    return out
+
+
+def _latest_runs(conn: Connection, ids: Sequence[int]) -> dict[int, list[dict[str, Any]]]:
+    """The newest runs of each job (at most LATEST_RUNS each), ranked in SQL."""
+    r = s.runs
+    ranked = (
+        sa.select(
+            r.c.id,
+            r.c.job_id,
+            sa.func.row_number()
+            .over(partition_by=r.c.job_id, order_by=(r.c.created_at.desc(), r.c.id.desc()))
+            .label("rank"),
+        )
+        .where(r.c.job_id.in_(sa.bindparam("ids", expanding=True)))
+        .subquery()
+    )
+    query = (
+        sa.select(ranked.c.id, ranked.c.job_id)
+        .where(ranked.c.rank <= LATEST_RUNS)
+        .order_by(ranked.c.job_id, ranked.c.rank)
+    )
+    order: dict[int, list[int]] = defaultdict(list)
+    for part in chunks(ids):
+        for row in conn.execute(query, {"ids": list(part)}):
+            order[row.job_id].append(row.id)
+    runs = runs_by_pk(conn, [pk for pks in order.values() for pk in pks])
+    return {job: [runs[pk] for pk in pks] for job, pks in order.items()}
+
+
+_PARENT = s.jobs.alias("parent")
+
+
+def _job_columns(full: bool) -> list[Any]:
+    j = s.jobs
+    columns = [
+        j.c.id,
+        j.c.type,
+        j.c.name,
+        j.c.created_at,
+        j.c.updated_at,
+        j.c.location,
+        j.c.description,
+        j.c.latest_run_uuid,
+    ]
+    # facets are the heaviest column: decoded only for full documents
+    return columns + [j.c.facets] if full else columns
+
+
+def jobs_by_pk(
+    conn: Connection,
+    ids: Sequence[int],
+    *,
+    full: bool = True,
+    io: dict[int, dict[str, list[dict[str, str]]]] | None = None,
+) -> dict[int, dict[str, Any]]:
+    """Marquez ``Job`` documents (``full=False``: the lighter ``JobData`` of graph nodes).
+
+    ``io``: the jobs' inputs and outputs when the caller already has them (the graph does).
+    """
+    j, n, jv, parent = s.jobs, s.namespaces, s.job_versions, _PARENT
+    wanted = sorted(set(ids))
+    out: dict[int, dict[str, Any]] = {}
+    latest_uuid: dict[int, str] = {}
+    for part in chunks(wanted):
+        query = (
+            sa.select(
+                *_job_columns(full),
+                n.c.name.label("namespace_name"),
+                parent.c.name.label("parent_name"),
+                parent.c.uuid.label("parent_uuid"),
+                jv.c.uuid.label("version_uuid"),
+            )
+            .join(n, n.c.id == j.c.namespace_id)
+            .outerjoin(parent, parent.c.id == j.c.parent_job_id)
+            .outerjoin(jv, jv.c.id == j.c.current_version_id)
+            .where(j.c.id.in_(part))
+        )
+        for row in conn.execute(query).all():
+            simple = row.name
+            if row.parent_name and row.name.startswith(row.parent_name + "."):
+                simple = row.name[len(row.parent_name) + 1 :]
+            doc: dict[str, Any] = {
+                "id": {"namespace": row.namespace_name, "name": row.name},
+                "type": row.type,
+                "name": row.name,
+                "simpleName": simple,
+                "parentJobName": row.parent_name,
+                "parentJobUuid": row.parent_uuid,
+                "createdAt": iso(row.created_at),
+                "updatedAt": iso(row.updated_at),
+                "namespace": row.namespace_name,
+                "inputs": [],
+                "outputs": [],
+                "location": row.location,
+                "description": row.description,
+                "latestRun": None,
+                "currentVersion": row.version_uuid,
+            }
+            if full:
+                doc.update(
+                    {"latestRuns": [], "facets": json_obj(row.facets), "labels": [], "tags": []}
+                )
+            else:
+                doc["currentRunUuid"] = row.latest_run_uuid
+            if row.latest_run_uuid:
+                latest_uuid[row.id] = row.latest_run_uuid
+            out[row.id] = doc
+    if io is None:
+        io = _io_by_job(conn, wanted)
+    for pk, doc in out.items():
+        doc["inputs"] = io[pk]["input"]
+        doc["outputs"] = io[pk]["output"]
+    if full:
+        latest = _latest_runs(conn, wanted)
+        tags = tag_names_by_owner(conn, s.job_tags.c.job_id, wanted)
+        for pk, doc in out.items():
+            doc["latestRuns"] = latest.get(pk, [])
+            doc["latestRun"] = doc["latestRuns"][0] if doc["latestRuns"] else None
+            doc["tags"] = tags.get(pk, [])
+    else:
+        runs = runs_by_uuid(conn, list(latest_uuid.values()))
+        for pk, run_uuid in latest_uuid.items():
+            out[pk]["latestRun"] = runs.get(run_uuid)
+    return out
+
+
+def get_job(conn: Connection, namespace: str, name: str) -> dict[str, Any]:
+    """``GET /namespaces/{namespace}/jobs/{job}``."""
+    pk = job_pk(conn, namespace, name)
+    return jobs_by_pk(conn, [pk])[pk]
+
+
+def list_jobs(
+    conn: Connection,
+    namespace: str | None,
+    limit: int,
+    offset: int,
+    last_run_states: Sequence[str] = (),
+    namespaces: frozenset[str] | None = None,
+) -> dict[str, Any]:
+    """``GET /namespaces/{namespace}/jobs`` and the cross-namespace ``GET /jobs``."""
+    j, r, n = s.jobs, s.runs, s.namespaces
+    base = (
+        sa.select(j.c.id)
+        .join(n, n.c.id == j.c.namespace_id)
+        .where(j.c.is_hidden == sa.false(), visible_jobs(n.c.name, namespaces))
+    )
+    if namespace is not None:
+        base = base.where(j.c.namespace_id == namespace_row(conn, namespace).id)
+    if last_run_states:
+        wanted = {state.upper() for state in last_run_states}
+        stored = [state for state in STORED_STATES if marquez_state(state) in wanted]
+        latest = sa.select(r.c.uuid).where(r.c.current_state.in_(stored))
+        base = base.where(j.c.latest_run_uuid.in_(latest))
+    total = count(conn, base)
+    ids = list(conn.execute(base.order_by(j.c.name).limit(limit).offset(offset)).scalars())
+    docs = jobs_by_pk(conn, ids)
+    return {"totalCount": total, "jobs": [docs[i] for i in ids]}
+
+
+def _version_docs(conn: Connection, job: int, rows: Sequence[sa.Row[Any]]) -> list[dict[str, Any]]:
+    base = jobs_by_pk(conn, [job], full=False)[job]
+    runs = runs_by_uuid(conn, [row.latest_run_uuid for row in rows if row.latest_run_uuid])
+    docs = []
+    for row in rows:
+        docs.append(
+            {
+                "id": {"namespace": base["namespace"], "name": base["name"], "version": row.uuid},
+                "name": base["name"],
+                "createdAt": iso(row.created_at),
+                "version": row.uuid,
+                "namespace": base["namespace"],
+                "location": row.location,
+                "context": {},
+                "inputs": _dataset_ids(row.inputs),
+                "outputs": _dataset_ids(row.outputs),
+                "latestRun": runs.get(row.latest_run_uuid) if row.latest_run_uuid else None,
+            }
+        )
+    return docs
+
+
+def _dataset_ids(value: Any) -> list[dict[str, Any]]:
+    """A job version's stored inputs/outputs as ``[{"namespace", "name"}]``."""
+    if not isinstance(value, list):
+        return []
+    ids = []
+    for item in value:
+        if isinstance(item, dict) and "namespace" in item and "name" in item:
+            ids.append({"namespace": item["namespace"], "name": item["name"]})
+    return ids
+
+
+def list_job_versions(
+    conn: Connection, namespace: str, name: str, limit: int, offset: int
+) -> dict[str, Any]:
+    """``GET …/jobs/{job}/versions``: ``{"totalCount", "versions"}``, newest first."""
+    pk = job_pk(conn, namespace, name)
+    jv = s.job_versions
+    total = count(conn, sa.select(jv.c.id).where(jv.c.job_id == pk))
+    rows = conn.execute(
+        sa.select(jv)
+        .where(jv.c.job_id == pk)
+        .order_by(jv.c.created_at.desc(), jv.c.id.desc())
+        .limit(limit)
+        .offset(offset)
+    ).all()
+    return {"totalCount": total, "versions": _version_docs(conn, pk, rows)}
+
+
+def get_job_version(conn: Connection, namespace: str, name: str, version: str) -> dict[str, Any]:
+    """``GET …/jobs/{job}/versions/{version}`` (the version's uuid or its version string)."""
+    pk = job_pk(conn, namespace, name)
+    jv = s.job_versions
+    rows = conn.execute(
+        sa.select(jv)
+        .where(jv.c.job_id == pk, sa.or_(jv.c.uuid == version, jv.c.version == version))
+        .limit(1)
+    ).all()
+    if not rows:
+        raise NotFoundError(f"version {version!r} of job {name!r} not found")
+    return _version_docs(conn, pk, rows)[0]

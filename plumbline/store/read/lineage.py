@@ -1,0 +1,163 @@
+"""``GET /lineage``: the job/dataset lineage graph around a node, in Marquez's graph shape.
+
+The walk itself is :func:`plumbline.store.read.walks.job_walk` (recursive SQL). Depth counts job hops:
+depth 0 around a job is the job with its inputs and outputs; around a dataset, the jobs that write and
+read it with theirs. Unlike Marquez (which expands to any job sharing a dataset), the walk is directed:
+upstream along inputs and downstream along outputs, so siblings do not flood the graph.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from operator import itemgetter
+from typing import Any, NamedTuple
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from plumbline.store import schema as s
+from plumbline.store.read.common import chunks, dataset_pk, job_pk
+from plumbline.store.read.datasets import datasets_by_pk
+from plumbline.store.read.errors import InvalidArgumentError
+from plumbline.store.read.jobs import jobs_by_pk
+from plumbline.store.read.nodeids import dataset_node, job_node, resolve_node_id
+from plumbline.store.read.visibility import VisibleTo
+from plumbline.store.read.walks import job_walk
+
+DEFAULT_DEPTH = 20
+
+_EDGE, _DATASET, _NAMESPACE = s.job_dataset_edges, s.datasets, s.namespaces
+_EDGES_OF_JOBS = (
+    sa.select(
+        _EDGE.c.job_id,
+        _EDGE.c.dataset_id,
+        _EDGE.c.direction,
+        _NAMESPACE.c.name.label("namespace"),
+        _DATASET.c.name,
+    )
+    .join(_DATASET, _DATASET.c.id == _EDGE.c.dataset_id)
+    .join(_NAMESPACE, _NAMESPACE.c.id == _DATASET.c.namespace_id)
+    .where(
+        _EDGE.c.job_id.in_(sa.bindparam("ids", expanding=True)),
+        _DATASET.c.is_hidden == sa.false(),
+    )
+)
+
+
+class _JobEdge(NamedTuple):
+    # field order is the sort order of a job's edges
+    namespace: str
+    name: str
+    direction: str
+    dataset_id: int
+
+
+def _job_datasets(conn: Connection, jobs: list[int]) -> dict[int, list[_JobEdge]]:
+    """Every visible edge of each job, with the dataset's namespace and name, sorted."""
+    out: dict[int, list[_JobEdge]] = defaultdict(list)
+    for part in chunks(jobs):
+        rows = conn.execute(_EDGES_OF_JOBS, {"ids": list(part)}).all()  # one fetch, not per row
+        for job, dataset, direction, namespace, name in rows:
+            out[job].append(_JobEdge(namespace, name, direction, dataset))
+    for edges in out.values():
+        edges.sort()
+    return out
+
+
+def get_lineage(
+    conn: Connection, node_id: str, depth: int, max_nodes: int, visible_to: VisibleTo = None
+) -> dict[str, Any]:
+    """The graph around ``node_id`` within ``depth`` job hops, at most ``max_nodes`` nodes.
+
+    A namespace-limited caller (``visible_to``) walks only through the jobs it may see, so the graph
+    holds those jobs and the datasets they touch; a start node it may not see is not found.
+
+    Returns ``{"graph": [node…], "truncated": bool}``; ``truncated`` says the cap cut the graph (the
+    nearest nodes are kept). A ``#version`` suffix on the node id is accepted and ignored.
+    """
+    if depth < 0:
+        raise InvalidArgumentError("depth must be >= 0")
+    node = resolve_node_id(conn, node_id)
+    if node.kind == "DATASET_FIELD":
+        raise InvalidArgumentError("dataset fields have column lineage: use /column-lineage")
+    if node.kind == "JOB":
+        start = job_pk(conn, node.namespace, node.name, visible_to=visible_to)
+    else:
+        start = dataset_pk(conn, node.namespace, node.name, visible_to=visible_to)
+    cap = max(max_nodes, 1)
+
+    walks = [
+        job_walk(
+            conn,
+            node.kind,
+            start,
+            downstream=down,
+            max_depth=depth,
+            cap=cap,
+            visible_to=visible_to,
+        )
+        for down in (False, True)
+    ]
+    truncated = any(w.truncated for w in walks)
+    depths: dict[int, int] = {}
+    for walk in walks:
+        for job, d in walk.depths.items():
+            depths[job] = min(d, depths.get(job, d))
+    ordered = sorted(depths, key=lambda job: (depths[job], job))
+    edges = _job_datasets(conn, ordered)
+
+    # keep the nearest jobs, each with all its datasets, within the node cap
+    jobs: list[int] = []
+    datasets: set[int] = {start} if node.kind == "DATASET" else set()
+    for job in ordered:
+        new = {e.dataset_id for e in edges.get(job, []) if e.dataset_id not in datasets}
+        if len(jobs) + len(datasets) + 1 + len(new) > cap:
+            truncated = True
+            break
+        jobs.append(job)
+        datasets |= new
+    return {"graph": _graph(conn, jobs, datasets, edges), "truncated": truncated}
+
+
+def _graph(
+    conn: Connection,
+    jobs: list[int],
+    datasets: set[int],
+    edges: dict[int, list[_JobEdge]],
+) -> list[dict[str, Any]]:
+    io: dict[int, dict[str, list[dict[str, str]]]] = {}
+    for job in jobs:
+        io[job] = {"input": [], "output": []}
+        for e in edges.get(job, []):
+            io[job][e.direction].append({"namespace": e.namespace, "name": e.name})
+    job_docs = jobs_by_pk(conn, jobs, full=False, io=io)
+    dataset_docs = datasets_by_pk(conn, sorted(datasets), full=False)
+    job_ids = {pk: job_node(doc["namespace"], doc["name"]) for pk, doc in job_docs.items()}
+    ds_ids = {pk: dataset_node(doc["namespace"], doc["name"]) for pk, doc in dataset_docs.items()}
+    # edges as (origin, destination) tuples (cheap to sort); one dict per edge, shared by both ends
+    pairs: list[tuple[str, str]] = []
+    for job in jobs:
+        job_id = job_ids[job]
+        for e in edges.get(job, ()):
+            ds_id = ds_ids[e.dataset_id]
+            pairs.append((ds_id, job_id) if e.direction == "input" else (job_id, ds_id))
+    pairs.sort()
+    in_edges: dict[str, list[dict[str, str]]] = defaultdict(list)
+    out_edges: dict[str, list[dict[str, str]]] = defaultdict(list)
+    for origin, destination in pairs:
+        edge = {"origin": origin, "destination": destination}
+        out_edges[origin].append(edge)
+        in_edges[destination].append(edge)
+    nodes = [(job_ids[pk], "JOB", job_docs[pk]) for pk in jobs]
+    nodes += [(ds_ids[pk], "DATASET", doc) for pk, doc in dataset_docs.items()]
+    nodes.sort(key=itemgetter(0))
+    return [
+        {
+            "id": nid,
+            "type": kind,
+            "data": data,
+            "inEdges": in_edges.get(nid, []),
+            "outEdges": out_edges.get(nid, []),
+        }
+        for nid, kind, data in nodes
+    ]

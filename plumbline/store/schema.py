@@ -1,0 +1,393 @@
+"""The store's schema (SQLAlchemy Core), shared by SQLite and PostgreSQL.
+
+Design rules (see DESIGN.md "The store"):
+- lineage edges (job<->dataset, field<->field, field->dataset) are upserted once per distinct edge with
+  first/last seen and a counter; they never grow with runs or versions;
+- per-run facts (runs, run states, run inputs/outputs, dataset versions, raw events) grow with use and
+  can be pruned;
+- every table the recursive graph walk touches is indexed on both ends of its edges.
+
+Migrations live in ``plumbline/store/migrations``; changing this module needs a new Alembic revision.
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
+
+metadata = sa.MetaData(
+    naming_convention={
+        "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+        "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+        "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+        "pk": "pk_%(table_name)s",
+    }
+)
+
+# 64-bit ids on PostgreSQL; SQLite needs plain INTEGER for its rowid autoincrement.
+BigId = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
+# JSON documents: JSONB on PostgreSQL, JSON text on SQLite.
+Json = sa.JSON().with_variant(postgresql.JSONB(), "postgresql")
+Timestamp = sa.DateTime(timezone=True)
+Uuid = sa.String(36)
+
+
+def _id() -> sa.Column:
+    return sa.Column("id", BigId, primary_key=True, autoincrement=True)
+
+
+def _fk(name: str, target: str, *, nullable: bool = False, ondelete: str = "CASCADE") -> sa.Column:
+    return sa.Column(name, BigId, sa.ForeignKey(target, ondelete=ondelete), nullable=nullable)
+
+
+namespaces = sa.Table(
+    "namespaces",
+    metadata,
+    _id(),
+    sa.Column("name", sa.String(1024), nullable=False, unique=True),
+    sa.Column("owner_name", sa.String(255), nullable=True),
+    sa.Column("description", sa.Text, nullable=True),
+    sa.Column("is_hidden", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("created_at", Timestamp, nullable=False),
+    sa.Column("updated_at", Timestamp, nullable=False),
+)
+
+sources = sa.Table(
+    "sources",
+    metadata,
+    _id(),
+    sa.Column("name", sa.String(1024), nullable=False, unique=True),
+    sa.Column("type", sa.String(64), nullable=False, server_default="POSTGRESQL"),
+    sa.Column("connection_url", sa.Text, nullable=True),
+    sa.Column("description", sa.Text, nullable=True),
+    sa.Column("created_at", Timestamp, nullable=False),
+    sa.Column("updated_at", Timestamp, nullable=False),
+)
+
+datasets = sa.Table(
+    "datasets",
+    metadata,
+    _id(),
+    sa.Column("uuid", Uuid, nullable=False, unique=True),
+    _fk("namespace_id", "namespaces.id"),
+    _fk("source_id", "sources.id", nullable=True, ondelete="SET NULL"),
+    sa.Column("name", sa.String(2048), nullable=False),
+    sa.Column("physical_name", sa.String(2048), nullable=False),
+    sa.Column("type", sa.String(32), nullable=False, server_default="DB_TABLE"),
+    sa.Column("description", sa.Text, nullable=True),
+    # the latest value of every dataset facet seen for this dataset, merged by facet name
+    sa.Column("facets", Json, nullable=True),
+    sa.Column("current_version_id", BigId, nullable=True),
+    sa.Column("current_schema_version_id", BigId, nullable=True),
+    # set by catalog enrichment: the catalog's stable identity (e.g. an Iceberg table UUID)
+    sa.Column("stable_id", sa.String(255), nullable=True),
+    sa.Column("last_modified_at", Timestamp, nullable=True),
+    sa.Column("is_hidden", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("created_at", Timestamp, nullable=False),
+    sa.Column("updated_at", Timestamp, nullable=False),
+    sa.UniqueConstraint("namespace_id", "name"),
+    sa.Index(None, "stable_id"),
+)
+
+# Other identifiers of the same dataset (the `symlinks` facet): an event that names a dataset by an
+# alias lands on the one dataset the alias belongs to.
+dataset_symlinks = sa.Table(
+    "dataset_symlinks",
+    metadata,
+    _id(),
+    _fk("dataset_id", "datasets.id"),
+    sa.Column("namespace", sa.String(1024), nullable=False),
+    sa.Column("name", sa.String(2048), nullable=False),
+    sa.Column("type", sa.String(64), nullable=True),
+    sa.Column("created_at", Timestamp, nullable=False),
+    sa.UniqueConstraint("namespace", "name"),
+    sa.Index(None, "dataset_id"),
+)
+
+# Current fields of a dataset; the nodes of column lineage.
+dataset_fields = sa.Table(
+    "dataset_fields",
+    metadata,
+    _id(),
+    _fk("dataset_id", "datasets.id"),
+    sa.Column("name", sa.String(1024), nullable=False),
+    sa.Column("type", sa.String(255), nullable=True),
+    sa.Column("description", sa.Text, nullable=True),
+    sa.Column("created_at", Timestamp, nullable=False),
+    sa.Column("updated_at", Timestamp, nullable=False),
+    sa.UniqueConstraint("dataset_id", "name"),
+)
+
+# Distinct schemas a dataset has had (schema history); versions point at one.
+schema_versions = sa.Table(
+    "schema_versions",
+    metadata,
+    _id(),
+    _fk("dataset_id", "datasets.id"),
+    sa.Column("fingerprint", sa.String(64), nullable=False),
+    sa.Column("fields", Json, nullable=False),
+    sa.Column("created_at", Timestamp, nullable=False),
+    sa.UniqueConstraint("dataset_id", "fingerprint"),
+)
+
+dataset_versions = sa.Table(
+    "dataset_versions",
+    metadata,
+    _id(),
+    sa.Column("uuid", Uuid, nullable=False, unique=True),
+    _fk("dataset_id", "datasets.id"),
+    # the `version` facet's datasetVersion when present, otherwise the producing run's id
+    sa.Column("version", sa.String(255), nullable=False),
+    sa.Column("run_uuid", Uuid, nullable=True),
+    _fk("schema_version_id", "schema_versions.id", nullable=True, ondelete="SET NULL"),
+    sa.Column("lifecycle_state", sa.String(32), nullable=True),
+    sa.Column("facets", Json, nullable=True),
+    sa.Column("created_at", Timestamp, nullable=False),
+    sa.UniqueConstraint("dataset_id", "version"),
+    sa.Index(None, "run_uuid"),
+)
+
+jobs = sa.Table(
+    "jobs",
+    metadata,
+    _id(),
+    sa.Column("uuid", Uuid, nullable=False, unique=True),
+    _fk("namespace_id", "namespaces.id"),
+    sa.Column("name", sa.String(2048), nullable=False),
+    sa.Column("type", sa.String(32), nullable=False, server_default="BATCH"),
+    sa.Column("description", sa.Text, nullable=True),
+    sa.Column("location", sa.Text, nullable=True),
+    # the latest value of every job facet seen, merged by facet name
+    sa.Column("facets", Json, nullable=True),
+    sa.Column("parent_job_id", BigId, nullable=True),
+    sa.Column("current_version_id", BigId, nullable=True),
+    sa.Column("latest_run_uuid", Uuid, nullable=True),
+    sa.Column("is_hidden", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("created_at", Timestamp, nullable=False),
+    sa.Column("updated_at", Timestamp, nullable=False),
+    sa.UniqueConstraint("namespace_id", "name"),
+)
+
+# A job version is a distinct (location, inputs, outputs) shape of a job, as in Marquez.
+job_versions = sa.Table(
+    "job_versions",
+    metadata,
+    _id(),
+    sa.Column("uuid", Uuid, nullable=False, unique=True),
+    _fk("job_id", "jobs.id"),
+    sa.Column("version", sa.String(64), nullable=False),
+    sa.Column("location", sa.Text, nullable=True),
+    sa.Column("inputs", Json, nullable=True),
+    sa.Column("outputs", Json, nullable=True),
+    sa.Column("latest_run_uuid", Uuid, nullable=True),
+    sa.Column("created_at", Timestamp, nullable=False),
+    sa.Column("updated_at", Timestamp, nullable=False),
+    sa.UniqueConstraint("job_id", "version"),
+)
+
+runs = sa.Table(
+    "runs",
+    metadata,
+    _id(),
+    sa.Column("uuid", Uuid, nullable=False, unique=True),
+    _fk("job_id", "jobs.id"),
+    _fk("job_version_id", "job_versions.id", nullable=True, ondelete="SET NULL"),
+    sa.Column("parent_run_uuid", Uuid, nullable=True),
+    # the state of the latest transition by event time (order-tolerant: a late RUNNING never
+    # overwrites COMPLETE)
+    sa.Column("current_state", sa.String(16), nullable=True),
+    sa.Column("nominal_start_time", Timestamp, nullable=True),
+    sa.Column("nominal_end_time", Timestamp, nullable=True),
+    sa.Column("started_at", Timestamp, nullable=True),
+    sa.Column("ended_at", Timestamp, nullable=True),
+    sa.Column("error_message", sa.Text, nullable=True),
+    sa.Column("error_stack", sa.Text, nullable=True),
+    sa.Column("error_language", sa.String(64), nullable=True),
+    # run facets merged by facet name; job facets as seen by this run
+    sa.Column("facets", Json, nullable=True),
+    sa.Column("job_facets", Json, nullable=True),
+    sa.Column("created_at", Timestamp, nullable=False),
+    sa.Column("updated_at", Timestamp, nullable=False),
+    sa.Index(None, "job_id", "created_at"),
+    sa.Index(None, "parent_run_uuid"),
+)
+
+run_states = sa.Table(
+    "run_states",
+    metadata,
+    _id(),
+    _fk("run_id", "runs.id"),
+    sa.Column("state", sa.String(16), nullable=False),
+    sa.Column("transitioned_at", Timestamp, nullable=False),
+    sa.UniqueConstraint("run_id", "state", "transitioned_at"),
+)
+
+# What each run read and wrote, with the version it touched and the input/output facets
+# (statistics included). One row per (run, dataset, direction).
+run_io = sa.Table(
+    "run_io",
+    metadata,
+    _id(),
+    _fk("run_id", "runs.id"),
+    _fk("dataset_id", "datasets.id"),
+    _fk("dataset_version_id", "dataset_versions.id", nullable=True, ondelete="SET NULL"),
+    sa.Column("direction", sa.String(6), nullable=False),  # 'input' | 'output'
+    sa.Column("facets", Json, nullable=True),  # inputFacets / outputFacets
+    sa.Column("row_count", sa.BigInteger, nullable=True),
+    sa.Column("byte_count", sa.BigInteger, nullable=True),
+    sa.Column("file_count", sa.BigInteger, nullable=True),
+    sa.Column("created_at", Timestamp, nullable=False),
+    sa.UniqueConstraint("run_id", "dataset_id", "direction"),
+    sa.Index(None, "dataset_id", "direction"),
+)
+
+# Job <-> dataset lineage edges: one row per distinct edge, whatever the number of runs.
+job_dataset_edges = sa.Table(
+    "job_dataset_edges",
+    metadata,
+    _fk("job_id", "jobs.id"),
+    _fk("dataset_id", "datasets.id"),
+    sa.Column(
+        "direction", sa.String(6), nullable=False
+    ),  # 'input' (dataset->job) | 'output' (job->dataset)
+    sa.Column("first_seen", Timestamp, nullable=False),
+    sa.Column("last_seen", Timestamp, nullable=False),
+    sa.Column("run_count", sa.BigInteger, nullable=False, server_default="1"),
+    sa.PrimaryKeyConstraint("job_id", "dataset_id", "direction"),
+    sa.Index(None, "dataset_id", "direction", "job_id"),
+)
+
+# Field -> field lineage edges (columnLineage `fields`), one row per distinct edge.
+column_lineage_edges = sa.Table(
+    "column_lineage_edges",
+    metadata,
+    _id(),
+    _fk("output_field_id", "dataset_fields.id"),
+    _fk("input_field_id", "dataset_fields.id"),
+    sa.Column("transformation_type", sa.String(16), nullable=False, server_default=""),
+    sa.Column("transformation_subtype", sa.String(32), nullable=False, server_default=""),
+    sa.Column("description", sa.Text, nullable=True),
+    sa.Column("masking", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("first_seen", Timestamp, nullable=False),
+    sa.Column("last_seen", Timestamp, nullable=False),
+    sa.Column("seen_count", sa.BigInteger, nullable=False, server_default="1"),
+    sa.UniqueConstraint(
+        "output_field_id", "input_field_id", "transformation_type", "transformation_subtype"
+    ),
+    sa.Index(None, "input_field_id"),
+)
+
+# Input fields that shape a whole output dataset (columnLineage `dataset`: joins, filters, grouping,
+# sorting), one row per distinct edge.
+column_dataset_edges = sa.Table(
+    "column_dataset_edges",
+    metadata,
+    _id(),
+    _fk("output_dataset_id", "datasets.id"),
+    _fk("input_field_id", "dataset_fields.id"),
+    sa.Column("transformation_type", sa.String(16), nullable=False, server_default=""),
+    sa.Column("transformation_subtype", sa.String(32), nullable=False, server_default=""),
+    sa.Column("description", sa.Text, nullable=True),
+    sa.Column("masking", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("first_seen", Timestamp, nullable=False),
+    sa.Column("last_seen", Timestamp, nullable=False),
+    sa.Column("seen_count", sa.BigInteger, nullable=False, server_default="1"),
+    sa.UniqueConstraint(
+        "output_dataset_id", "input_field_id", "transformation_type", "transformation_subtype"
+    ),
+    sa.Index(None, "input_field_id"),
+)
+
+# Raw events as received (kept for replay, the events API and forwarding; prunable).
+lineage_events = sa.Table(
+    "lineage_events",
+    metadata,
+    _id(),
+    sa.Column("kind", sa.String(16), nullable=False),  # 'RunEvent' | 'DatasetEvent' | 'JobEvent'
+    sa.Column("event_type", sa.String(16), nullable=True),
+    sa.Column("event_time", Timestamp, nullable=False),
+    sa.Column("run_uuid", Uuid, nullable=True),
+    sa.Column("job_namespace", sa.String(1024), nullable=True),
+    sa.Column("job_name", sa.String(2048), nullable=True),
+    sa.Column("producer", sa.Text, nullable=True),
+    # sha256 of the canonical JSON: makes re-posting the same event a no-op
+    sa.Column("digest", sa.String(64), nullable=False, unique=True),
+    sa.Column("payload", Json, nullable=False),
+    sa.Column("token_name", sa.String(255), nullable=True),  # who wrote it (auth)
+    sa.Column("received_at", Timestamp, nullable=False),
+    sa.Index(None, "event_time"),
+    sa.Index(None, "run_uuid"),
+    sa.Index(None, "received_at"),
+)
+
+tags = sa.Table(
+    "tags",
+    metadata,
+    _id(),
+    sa.Column("name", sa.String(255), nullable=False, unique=True),
+    sa.Column("description", sa.Text, nullable=True),
+    sa.Column("created_at", Timestamp, nullable=False),
+    sa.Column("updated_at", Timestamp, nullable=False),
+)
+
+dataset_tags = sa.Table(
+    "dataset_tags",
+    metadata,
+    _fk("dataset_id", "datasets.id"),
+    _fk("tag_id", "tags.id"),
+    sa.Column("tagged_at", Timestamp, nullable=False),
+    sa.PrimaryKeyConstraint("dataset_id", "tag_id"),
+)
+
+dataset_field_tags = sa.Table(
+    "dataset_field_tags",
+    metadata,
+    _fk("field_id", "dataset_fields.id"),
+    _fk("tag_id", "tags.id"),
+    sa.Column("tagged_at", Timestamp, nullable=False),
+    sa.PrimaryKeyConstraint("field_id", "tag_id"),
+)
+
+job_tags = sa.Table(
+    "job_tags",
+    metadata,
+    _fk("job_id", "jobs.id"),
+    _fk("tag_id", "tags.id"),
+    sa.Column("tagged_at", Timestamp, nullable=False),
+    sa.PrimaryKeyConstraint("job_id", "tag_id"),
+)
+
+# Bearer tokens (stored hashed) for central auth.
+api_tokens = sa.Table(
+    "api_tokens",
+    metadata,
+    _id(),
+    sa.Column("name", sa.String(255), nullable=False, unique=True),
+    sa.Column("token_hash", sa.String(128), nullable=False, unique=True),
+    sa.Column("scope", sa.String(16), nullable=False),  # 'read' | 'write' | 'admin'
+    sa.Column("namespaces", Json, nullable=True),  # null = every namespace
+    sa.Column("created_at", Timestamp, nullable=False),
+    sa.Column("last_used_at", Timestamp, nullable=True),
+    sa.Column("revoked_at", Timestamp, nullable=True),
+)
+
+# Durable pass-through: one row per (accepted event, forward target), written in the same
+# transaction as the event. Holds its own copy of the body so that `--store off` needs no other table.
+outbox = sa.Table(
+    "outbox",
+    metadata,
+    _id(),
+    sa.Column("target", sa.String(2048), nullable=False),
+    sa.Column("run_uuid", Uuid, nullable=True),
+    sa.Column(
+        "body", sa.LargeBinary, nullable=False
+    ),  # the event exactly as received (uncompressed)
+    sa.Column("status", sa.String(16), nullable=False),  # 'pending' | 'delivered' | 'dead'
+    sa.Column("attempts", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("next_attempt_at", Timestamp, nullable=False),
+    sa.Column("last_error", sa.Text, nullable=True),
+    sa.Column("created_at", Timestamp, nullable=False),
+    sa.Column("delivered_at", Timestamp, nullable=True),
+    sa.Index(None, "target", "status", "next_attempt_at"),
+    sa.Index(None, "run_uuid"),
+)

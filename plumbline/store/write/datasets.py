@@ -1,0 +1,585 @@
+"""Datasets: identity (names and symlink aliases), facets, schema history, fields and versions."""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from plumbline.openlineage import RunEvent, canonical_json
+from plumbline.store.schema import (
+    dataset_fields,
+    dataset_symlinks,
+    dataset_versions,
+    datasets,
+    namespaces,
+    schema_versions,
+)
+from plumbline.store.write.context import Appearance, Batch, Key, as_utc, derived_uuid
+from plumbline.store.write.facets import merge_facets
+from plumbline.store.write.namespaces import source_of
+from plumbline.store.write.upsert import execute_many, insert, insert_ignore, select_in
+
+
+def lineage_refs(batch: Batch) -> set[Key]:
+    """Datasets named only inside column lineage (input fields of an output's columns)."""
+    refs: set[Key] = set()
+    for appearance in batch.appearances:
+        facets = appearance.dataset.facets
+        lineage = facets.column_lineage if facets is not None else None
+        if lineage is None or lineage.deleted:
+            continue
+        for output_field in lineage.fields.values():
+            refs.update((f["namespace"], f["name"]) for f in output_field["inputFields"])
+        refs.update((f["namespace"], f["name"]) for f in lineage.dataset or [])
+    return refs
+
+
+def _symlinks(appearance: Appearance) -> list[tuple[str, str, str]]:
+    facets = appearance.dataset.facets
+    symlinks = facets.symlinks if facets is not None else None
+    if symlinks is None or symlinks.deleted:
+        return []
+    return [(i.namespace, i.name, i.type) for i in symlinks.identifiers or []]
+
+
+# the facet catalog enrichment puts on a catalog table (see plumbline.server.catalog); the store
+# reads it here rather than importing the server
+IDENTITY_FACET = "plumbline_catalogTable"
+
+
+def stable_id(raw_dataset: dict[str, Any]) -> str | None:
+    """The catalog identity of a dataset as sent (``catalog:tableUuid``), else None."""
+    facets = raw_dataset.get("facets")
+    facet = facets.get(IDENTITY_FACET) if isinstance(facets, dict) else None
+    if not isinstance(facet, dict) or not facet.get("tableUuid"):
+        return None
+    return f"{facet.get('catalog')}:{facet['tableUuid']}"[:255]
+
+
+def _by_stable_id(connection: Connection, ids: set[str]) -> dict[str, int]:
+    statement = sa.select(datasets.c.stable_id, datasets.c.id).order_by(datasets.c.id)
+    rows = select_in(connection, statement, [datasets.c.stable_id], ids)
+    return {row.stable_id: row.id for row in rows}  # the newest dataset wins a (rare) tie
+
+
+def _by_name(connection: Connection, keys: set[Key]) -> dict[Key, int]:
+    statement = sa.select(namespaces.c.name.label("ns"), datasets.c.name, datasets.c.id).join(
+        namespaces, datasets.c.namespace_id == namespaces.c.id
+    )
+    rows = select_in(connection, statement, [namespaces.c.name, datasets.c.name], keys)
+    return {(row.ns, row.name): row.id for row in rows}
+
+
+def _by_alias(connection: Connection, keys: set[Key]) -> dict[Key, int]:
+    statement = sa.select(
+        dataset_symlinks.c.namespace, dataset_symlinks.c.name, dataset_symlinks.c.dataset_id
+    )
+    rows = select_in(
+        connection, statement, [dataset_symlinks.c.namespace, dataset_symlinks.c.name], keys
+    )
+    return {(row.namespace, row.name): row.dataset_id for row in rows}
+
+
+@dataclass
+class DatasetPlan:
+    """What the read-only lookups found: resolved names, names to create, aliases to register."""
+
+    resolved: dict[Key, int] = field(default_factory=dict)
+    missing: list[Key] = field(default_factory=list)
+    by_name: dict[Key, int] = field(default_factory=dict)
+    via_symlink: set[Key] = field(default_factory=set)
+    symlinks_of: dict[Key, list[tuple[str, str, str]]] = field(default_factory=dict)
+    # names no dataset has yet, but that another dataset of the same request declares as an alias
+    alias_of: dict[Key, Key] = field(default_factory=dict)
+    # catalog identity per name, as the (enriched) events give it
+    stable_ids: dict[Key, str] = field(default_factory=dict)
+    # dataset id -> its new name: unknown names whose catalog identity is an existing dataset's
+    renamed: dict[int, Key] = field(default_factory=dict)
+
+    def sources(self, batch: Batch) -> dict[str, str]:
+        """Sources to make sure of: every ``dataSource`` facet, and new datasets' namespaces."""
+        wanted = {ns: ns for ns, _ in self.missing}
+        for appearance in batch.appearances:
+            if _data_source(appearance) is not None:
+                name, url = source_of(appearance)
+                wanted[name] = url
+        return wanted
+
+
+def _data_source(appearance: Appearance) -> Any:
+    facets = appearance.dataset.facets
+    data_source = facets.data_source if facets is not None else None
+    return data_source if data_source is not None and not data_source.deleted else None
+
+
+def plan_datasets(connection: Connection, batch: Batch, extra_refs: set[Key]) -> DatasetPlan:
+    """Find the dataset of every name the events use, without writing (nor locking) anything.
+
+    A name resolves to the dataset of that name, else to the dataset it is an alias of, else
+    (through the ``symlinks`` the event gives) to a dataset one of its aliases names; the rest
+    are to be created.
+    """
+    plan = DatasetPlan()
+    for appearance in batch.appearances:
+        plan.symlinks_of.setdefault(appearance.key, []).extend(_symlinks(appearance))
+        identity = stable_id(appearance.raw)
+        if identity is not None:
+            plan.stable_ids[appearance.key] = identity  # appearances are in event-time order
+    keys = {a.key for a in batch.appearances} | extra_refs
+    candidates = keys | {(ns, name) for links in plan.symlinks_of.values() for ns, name, _ in links}
+    plan.by_name = _by_name(connection, candidates)
+    by_alias = _by_alias(connection, candidates)
+    for key in sorted(keys):
+        found = plan.by_name.get(key) or by_alias.get(key)
+        if found is None:
+            for ns, name, _type in plan.symlinks_of.get(key, []):
+                found = plan.by_name.get((ns, name)) or by_alias.get((ns, name))
+                if found is not None:
+                    plan.via_symlink.add(key)
+                    break
+        if found is not None:
+            plan.resolved[key] = found
+    _resolve_renames(connection, plan, keys)
+    declared: dict[Key, Key] = {}
+    for primary, links in sorted(plan.symlinks_of.items()):
+        for ns, name, _type in links:
+            if (ns, name) != primary:
+                declared.setdefault((ns, name), primary)
+    missing = keys - plan.resolved.keys()
+    plan.alias_of = {key: declared[key] for key in missing if key in declared}
+    plan.missing = sorted(missing - plan.alias_of.keys())
+    return plan
+
+
+def _resolve_renames(connection: Connection, plan: DatasetPlan, keys: set[Key]) -> None:
+    """Unknown names carrying the catalog identity of an existing dataset are that dataset,
+    renamed: it takes the (latest) new name, and its old name stays behind as an alias."""
+    unknown = {
+        key: plan.stable_ids[key]
+        for key in keys
+        if key not in plan.resolved and key in plan.stable_ids
+    }
+    if not unknown:
+        return
+    existing = _by_stable_id(connection, set(unknown.values()))
+    for key in sorted(unknown):
+        dataset_id = existing.get(unknown[key])
+        if dataset_id is not None:
+            plan.resolved[key] = dataset_id
+            plan.renamed[dataset_id] = key
+
+
+def _rename(connection: Connection, batch: Batch, plan: DatasetPlan) -> None:
+    """Give renamed datasets their new name; keep each old name as an alias of the dataset."""
+    if not plan.renamed:
+        return
+    statement = sa.select(namespaces.c.name.label("ns"), datasets.c.name, datasets.c.id).join(
+        namespaces, datasets.c.namespace_id == namespaces.c.id
+    )
+    old = {
+        row.id: (row.ns, row.name)
+        for row in select_in(connection, statement, [datasets.c.id], plan.renamed)
+    }
+    connection.execute(
+        datasets.update()
+        .where(datasets.c.id == sa.bindparam("b_id"))
+        .values(
+            namespace_id=sa.bindparam("b_namespace_id"),
+            name=sa.bindparam("b_name"),
+            physical_name=sa.bindparam("b_name"),
+            updated_at=sa.bindparam("b_now"),
+        ),
+        [
+            {
+                "b_id": dataset_id,
+                "b_namespace_id": batch.namespace_ids[key[0]],
+                "b_name": key[1],
+                "b_now": batch.now,
+            }
+            for dataset_id, key in sorted(plan.renamed.items())
+        ],
+    )
+    insert_ignore(
+        connection,
+        dataset_symlinks,
+        [
+            {
+                "dataset_id": dataset_id,
+                "namespace": key[0],
+                "name": key[1],
+                "type": None,
+                "created_at": batch.now,
+            }
+            for dataset_id, key in sorted(old.items())
+        ],
+    )
+    for dataset_id, key in plan.renamed.items():
+        plan.by_name.pop(old[dataset_id], None)
+        plan.by_name[key] = dataset_id
+
+
+def create_datasets(connection: Connection, batch: Batch, plan: DatasetPlan) -> None:
+    """Create the missing datasets, register aliases (never stealing another dataset's name),
+    then lock the dataset rows (PostgreSQL) in id order and load their state."""
+    resolved = dict(plan.resolved)
+    _rename(connection, batch, plan)
+    if plan.missing:
+        source_names: dict[Key, str] = {}
+        for appearance in batch.appearances:
+            if _data_source(appearance) is not None:
+                source_names[appearance.key] = source_of(appearance)[0]
+        insert_ignore(
+            connection,
+            datasets,
+            [
+                {
+                    "uuid": str(uuid.uuid4()),
+                    "namespace_id": batch.namespace_ids[ns],
+                    "source_id": batch.source_ids[source_names.get((ns, name), ns)],
+                    "name": name,
+                    "physical_name": name,
+                    "stable_id": plan.stable_ids.get((ns, name)),
+                    "created_at": batch.now,
+                    "updated_at": batch.now,
+                }
+                for ns, name in plan.missing
+            ],
+        )
+        created = _by_name(connection, set(plan.missing))
+        resolved.update(created)
+        plan.by_name.update(created)
+    for alias, primary in plan.alias_of.items():
+        resolved[alias] = resolved[primary]
+    batch.dataset_ids.update(resolved)
+
+    aliases: dict[Key, dict[str, Any]] = {}
+    for key in sorted(plan.via_symlink):
+        aliases[key] = {
+            "dataset_id": resolved[key],
+            "namespace": key[0],
+            "name": key[1],
+            "type": None,
+        }
+    for key, links in plan.symlinks_of.items():
+        target = resolved[key]
+        for ns, name, link_type in links:
+            if (ns, name) == key or (ns, name) in plan.by_name:
+                continue  # a dataset's own name is no alias, and another's is never stolen
+            aliases.setdefault(
+                (ns, name), {"dataset_id": target, "namespace": ns, "name": name, "type": link_type}
+            )
+    insert_ignore(
+        connection,
+        dataset_symlinks,
+        [{**aliases[key], "created_at": batch.now} for key in sorted(aliases)],
+    )
+    _load_state(connection, batch)
+
+
+def _load_state(connection: Connection, batch: Batch) -> None:
+    ids = sorted(set(batch.dataset_ids.values()))
+    statement = (
+        sa.select(
+            datasets.c.id,
+            namespaces.c.name.label("namespace"),
+            datasets.c.name,
+            datasets.c.source_id,
+            datasets.c.description,
+            datasets.c.current_version_id,
+            datasets.c.current_schema_version_id,
+            datasets.c.last_modified_at,
+            datasets.c.is_hidden,
+            datasets.c.stable_id,
+        )
+        .join(namespaces, datasets.c.namespace_id == namespaces.c.id)
+        .order_by(datasets.c.id)
+        .with_for_update(of=datasets)
+    )
+    with_facets = {batch.dataset_ids[a.key] for a in batch.appearances if a.raw.get("facets")}
+    for row in select_in(connection, statement, [datasets.c.id], ids):
+        state = row._asdict()
+        state["key"] = (state.pop("namespace"), state.pop("name"))
+        state["facets"] = None  # loaded below for the datasets that get facets
+        state["last_modified_at"] = as_utc(state["last_modified_at"])
+        # a soft-deleted dataset that events mention again comes back, as in Marquez
+        state["changed"] = bool(state["is_hidden"])
+        state["is_hidden"] = False
+        batch.dataset_state[row.id] = state
+    facets_statement = sa.select(datasets.c.id, datasets.c.facets)
+    for row in select_in(connection, facets_statement, [datasets.c.id], with_facets):
+        batch.dataset_state[row.id]["facets"] = dict(row.facets or {})
+
+
+def _flatten(fields: list[Any], prefix: str = "") -> list[tuple[str, str | None, str | None]]:
+    flat: list[tuple[str, str | None, str | None]] = []
+    for item in fields:
+        name = f"{prefix}{item.name}"
+        flat.append((name, item.type, item.description))
+        if item.fields:
+            flat.extend(_flatten(item.fields, f"{name}."))
+    return flat
+
+
+def write_schemas(connection: Connection, batch: Batch) -> None:
+    """Schema history (``schema_versions`` by fingerprint) and the current fields of each dataset."""
+    latest: dict[int, Appearance] = {}
+    versions: dict[tuple[int, str], list[Any]] = {}
+    carried: dict[int, tuple[int, str]] = {}  # appearance index -> its schema's key
+    for index, appearance in enumerate(batch.appearances):
+        facets = appearance.dataset.facets
+        schema = facets.schema_ if facets is not None else None
+        if schema is None or schema.deleted or schema.fields is None:
+            continue
+        dataset_id = batch.dataset_ids[appearance.key]
+        raw_fields = appearance.raw["facets"]["schema"]["fields"]
+        key = (dataset_id, _fingerprint(raw_fields))
+        versions[key] = raw_fields
+        carried[index] = key
+        latest[dataset_id] = appearance
+    if not versions:
+        return
+    insert_ignore(
+        connection,
+        schema_versions,
+        [
+            {"dataset_id": ds, "fingerprint": fp, "fields": fields, "created_at": batch.now}
+            for (ds, fp), fields in sorted(versions.items(), key=lambda item: item[0])
+        ],
+    )
+    statement = sa.select(
+        schema_versions.c.dataset_id, schema_versions.c.fingerprint, schema_versions.c.id
+    )
+    ids = {
+        (row.dataset_id, row.fingerprint): row.id
+        for row in select_in(
+            connection,
+            statement,
+            [schema_versions.c.dataset_id, schema_versions.c.fingerprint],
+            versions,
+        )
+    }
+    batch.schema_ids.update({index: ids[key] for index, key in carried.items()})
+    field_rows = []
+    for dataset_id, appearance in sorted(latest.items()):
+        raw_fields = appearance.raw["facets"]["schema"]["fields"]
+        schema_version_id = ids[(dataset_id, _fingerprint(raw_fields))]
+        state = batch.dataset_state[dataset_id]
+        if state["current_schema_version_id"] == schema_version_id:
+            continue  # its fields were written when this schema became current
+        state["current_schema_version_id"] = schema_version_id
+        state["changed"] = True
+        assert (
+            appearance.dataset.facets is not None and appearance.dataset.facets.schema_ is not None
+        )
+        seen: set[str] = set()
+        for name, field_type, description in _flatten(
+            appearance.dataset.facets.schema_.fields or []
+        ):
+            if name in seen:
+                continue
+            seen.add(name)
+            field_rows.append(
+                {
+                    "dataset_id": dataset_id,
+                    "name": name,
+                    "type": field_type,
+                    "description": description,
+                    "created_at": batch.now,
+                    "updated_at": batch.now,
+                }
+            )
+
+    def conflict(statement: Any) -> Any:
+        return statement.on_conflict_do_update(
+            index_elements=["dataset_id", "name"],
+            set_={
+                "type": statement.excluded.type,
+                "description": statement.excluded.description,
+                "updated_at": statement.excluded.updated_at,
+            },
+            where=sa.or_(
+                dataset_fields.c.type.is_distinct_from(statement.excluded.type),
+                dataset_fields.c.description.is_distinct_from(statement.excluded.description),
+            ),
+        )
+
+    execute_many(connection, dataset_fields, field_rows, conflict)
+
+
+def _fingerprint(raw_fields: list[Any]) -> str:
+    return hashlib.sha256(canonical_json(raw_fields)).hexdigest()
+
+
+def write_versions(connection: Connection, batch: Batch) -> None:
+    """Dataset versions: the ``version`` facet's datasetVersion, else one per run that writes it.
+
+    Inputs without a ``version`` facet read the dataset's current version.
+    """
+    rows: dict[tuple[int, str], dict[str, Any]] = {}
+    wanted: list[tuple[int, tuple[int, str]]] = []
+    for index, appearance in enumerate(batch.appearances):
+        facets = appearance.dataset.facets
+        version_facet = facets.version if facets is not None else None
+        is_run_output = appearance.role == "output" and isinstance(appearance.event.event, RunEvent)
+        if version_facet is not None and not version_facet.deleted:
+            version = version_facet.dataset_version
+        elif is_run_output:
+            version = appearance.event.run_id or ""
+        else:
+            continue
+        dataset_id = batch.dataset_ids[appearance.key]
+        lifecycle = facets.lifecycle_state_change if facets is not None else None
+        row = rows.setdefault(
+            (dataset_id, version),
+            {
+                "uuid": derived_uuid("dataset_version", *appearance.key, version),
+                "dataset_id": dataset_id,
+                "version": version,
+                "run_uuid": None,
+                "schema_version_id": None,
+                "lifecycle_state": None,
+                "facets": {},
+                "created_at": as_utc(appearance.time),
+            },
+        )
+        if is_run_output:
+            row["run_uuid"] = row["run_uuid"] or appearance.event.run_id
+        row["schema_version_id"] = batch.schema_ids.get(
+            index, batch.dataset_state[dataset_id]["current_schema_version_id"]
+        )
+        if lifecycle is not None and not lifecycle.deleted:
+            row["lifecycle_state"] = lifecycle.lifecycle_state_change
+        row["facets"] = merge_facets(row["facets"], _version_facets(appearance.raw.get("facets")))
+        wanted.append((index, (dataset_id, version)))
+    if rows:
+        statement = insert(connection, dataset_versions)
+        excluded = statement.excluded
+        statement = statement.on_conflict_do_update(
+            index_elements=["dataset_id", "version"],
+            set_={
+                "run_uuid": sa.func.coalesce(dataset_versions.c.run_uuid, excluded.run_uuid),
+                "schema_version_id": sa.func.coalesce(
+                    excluded.schema_version_id, dataset_versions.c.schema_version_id
+                ),
+                "lifecycle_state": sa.func.coalesce(
+                    excluded.lifecycle_state, dataset_versions.c.lifecycle_state
+                ),
+                "facets": excluded.facets,
+            },
+        )
+        existing = _existing_version_facets(connection, list(rows))
+        for key, row in rows.items():
+            row["facets"] = merge_facets(existing.get(key, {}), row["facets"]) or None
+        connection.execute(statement, [rows[key] for key in sorted(rows)])
+        found = {
+            (row.dataset_id, row.version): row.id
+            for row in select_in(
+                connection,
+                sa.select(
+                    dataset_versions.c.dataset_id, dataset_versions.c.version, dataset_versions.c.id
+                ),
+                [dataset_versions.c.dataset_id, dataset_versions.c.version],
+                rows,
+            )
+        }
+        for index, key in wanted:
+            batch.version_ids[index] = found[key]
+
+    for index, appearance in enumerate(batch.appearances):
+        dataset_id = batch.dataset_ids[appearance.key]
+        state = batch.dataset_state[dataset_id]
+        if appearance.role == "output" and index in batch.version_ids:
+            state["current_version_id"] = batch.version_ids[index]
+            state["changed"] = True
+            event = appearance.event.event
+            if isinstance(event, RunEvent) and event.event_type == "COMPLETE":
+                last = state["last_modified_at"]
+                if last is None or appearance.time > last:
+                    state["last_modified_at"] = as_utc(appearance.time)
+        elif index in batch.version_ids:
+            # an input or static dataset with a `version` facet: the first version we know of
+            if state["current_version_id"] is None:
+                state["current_version_id"] = batch.version_ids[index]
+                state["changed"] = True
+        elif appearance.role == "input" and state["current_version_id"] is not None:
+            batch.version_ids[index] = state["current_version_id"]
+
+
+# kept elsewhere: the schema in schema_versions, column lineage in the edge tables
+_NOT_PER_VERSION = ("schema", "columnLineage")
+
+
+def _version_facets(facets: dict[str, Any] | None) -> dict[str, Any]:
+    """The facets a dataset version keeps (the big ones live in their own tables)."""
+    return {k: v for k, v in (facets or {}).items() if k not in _NOT_PER_VERSION}
+
+
+def _existing_version_facets(
+    connection: Connection, keys: list[tuple[int, str]]
+) -> dict[tuple[int, str], dict[str, Any]]:
+    statement = sa.select(
+        dataset_versions.c.dataset_id, dataset_versions.c.version, dataset_versions.c.facets
+    )
+    rows = select_in(
+        connection, statement, [dataset_versions.c.dataset_id, dataset_versions.c.version], keys
+    )
+    return {(row.dataset_id, row.version): dict(row.facets or {}) for row in rows}
+
+
+def update_datasets(connection: Connection, batch: Batch) -> None:
+    """Write back each dataset's merged facets, source, description, current version and schema."""
+    for appearance in batch.appearances:
+        dataset_id = batch.dataset_ids[appearance.key]
+        state = batch.dataset_state[dataset_id]
+        sent = appearance.raw.get("facets")
+        if sent:
+            merged = merge_facets(state["facets"], sent)
+            if merged != state["facets"]:
+                state["facets"] = merged
+                state["changed"] = True
+        source_id = (
+            batch.source_ids.get(source_of(appearance)[0]) if _data_source(appearance) else None
+        )
+        identity = stable_id(appearance.raw)
+        if identity is not None and identity != state["stable_id"]:
+            state["stable_id"] = identity
+            state["changed"] = True
+        if source_id is not None and source_id != state["source_id"]:
+            state["source_id"] = source_id
+            state["changed"] = True
+        facets = appearance.dataset.facets
+        documentation = facets.documentation if facets is not None else None
+        if documentation is not None and not documentation.deleted:
+            if documentation.description != state["description"]:
+                state["description"] = documentation.description
+                state["changed"] = True
+    # datasets whose facets were not loaded (none sent) keep their stored facets
+    for with_facets in (True, False):
+        updates = [
+            {
+                "b_id": dataset_id,
+                **({"facets": state["facets"] or None} if with_facets else {}),
+                "source_id": state["source_id"],
+                "description": state["description"],
+                "current_version_id": state["current_version_id"],
+                "current_schema_version_id": state["current_schema_version_id"],
+                "last_modified_at": state["last_modified_at"],
+                "stable_id": state["stable_id"],
+                "is_hidden": False,
+                "updated_at": batch.now,
+            }
+            for dataset_id, state in sorted(batch.dataset_state.items())
+            if state["changed"] and (state["facets"] is not None) == with_facets
+        ]
+        if updates:
+            statement = (
+                datasets.update()
+                .where(datasets.c.id == sa.bindparam("b_id"))
+                .values({name: sa.bindparam(name) for name in updates[0] if name != "b_id"})
+            )
+            connection.execute(statement, updates)

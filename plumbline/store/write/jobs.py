@@ -1,0 +1,314 @@
+"""Jobs, job versions (distinct location + inputs + outputs shapes) and job<->dataset edges."""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from plumbline.openlineage import TERMINAL_STATES, JobEvent, ParsedEvent, RunEvent, canonical_json
+from plumbline.store.schema import job_dataset_edges, job_versions, jobs, namespaces
+from plumbline.store.write.context import Batch, Key, as_utc, derived_uuid
+from plumbline.store.write.facets import merge_facets
+from plumbline.store.write.upsert import (
+    execute_many,
+    greatest,
+    insert,
+    insert_ignore,
+    least,
+    select_in,
+)
+
+# the jobType facet's processingType -> Marquez's job type
+_JOB_TYPES = {"BATCH": "BATCH", "STREAMING": "STREAM", "STREAM": "STREAM", "SERVICE": "SERVICE"}
+
+
+def parent_job_key(parsed: ParsedEvent) -> Key | None:
+    """The job of the run's ``parent`` facet, if any."""
+    event = parsed.event
+    if not isinstance(event, RunEvent) or event.run.facets is None:
+        return None
+    parent = event.run.facets.parent
+    return (parent.job.namespace, parent.job.name) if parent is not None else None
+
+
+def job_keys(batch: Batch) -> set[Key]:
+    keys: set[Key] = set()
+    for parsed in batch.events:
+        for key in (batch.job_key(parsed), parent_job_key(parsed)):
+            if key is not None:
+                keys.add(key)
+    return keys
+
+
+def _by_name(connection: Connection, keys: set[Key]) -> dict[Key, int]:
+    statement = sa.select(namespaces.c.name.label("ns"), jobs.c.name, jobs.c.id).join(
+        namespaces, jobs.c.namespace_id == namespaces.c.id
+    )
+    rows = select_in(connection, statement, [namespaces.c.name, jobs.c.name], keys)
+    return {(row.ns, row.name): row.id for row in rows}
+
+
+def resolve_jobs(connection: Connection, batch: Batch) -> None:
+    """Create missing jobs (the events' jobs and their parents); lock and load their state."""
+    keys = job_keys(batch)
+    if not keys:
+        return
+    found = _by_name(connection, keys)
+    missing = sorted(keys - found.keys())
+    if missing:
+        insert_ignore(
+            connection,
+            jobs,
+            [
+                {
+                    "uuid": str(uuid.uuid4()),
+                    "namespace_id": batch.namespace_ids[ns],
+                    "name": name,
+                    "created_at": batch.now,
+                    "updated_at": batch.now,
+                }
+                for ns, name in missing
+            ],
+        )
+        found.update(_by_name(connection, set(missing)))
+    batch.job_ids.update(found)
+    statement = (
+        sa.select(
+            jobs.c.id,
+            jobs.c.type,
+            jobs.c.description,
+            jobs.c.location,
+            jobs.c.facets,
+            jobs.c.parent_job_id,
+            jobs.c.current_version_id,
+            jobs.c.latest_run_uuid,
+            jobs.c.is_hidden,
+        )
+        .order_by(jobs.c.id)
+        .with_for_update()
+    )
+    for row in select_in(connection, statement, [jobs.c.id], set(found.values())):
+        state = row._asdict()
+        state["facets"] = dict(state["facets"] or {})
+        # a soft-deleted job that events mention again comes back, as in Marquez
+        state["changed"] = bool(state["is_hidden"])
+        state["is_hidden"] = False
+        batch.job_state[row.id] = state
+
+
+def apply_job_facets(batch: Batch) -> None:
+    """Fold each event's job facets into its job: facets, location, description, type, parent."""
+    for parsed in batch.events:
+        key = batch.job_key(parsed)
+        if key is None:
+            continue
+        event = parsed.event
+        assert isinstance(event, RunEvent | JobEvent)
+        state = batch.job_state[batch.job_ids[key]]
+        before = dict(state)
+        state["facets"] = merge_facets(state["facets"], parsed.raw["job"].get("facets"))
+        facets = event.job.facets
+        if facets is not None:
+            if facets.source_code_location is not None and not facets.source_code_location.deleted:
+                state["location"] = facets.source_code_location.url
+            if facets.documentation is not None and not facets.documentation.deleted:
+                state["description"] = facets.documentation.description
+            if facets.job_type is not None and facets.job_type.processing_type:
+                state["type"] = _JOB_TYPES.get(
+                    facets.job_type.processing_type.upper(), state["type"]
+                )
+        parent = parent_job_key(parsed)
+        if parent is not None and parent != key:
+            state["parent_job_id"] = batch.job_ids[parent]
+        if isinstance(event, RunEvent):
+            state["latest_run_uuid"] = parsed.run_id
+        state["changed"] = state["changed"] or state != before
+
+
+def _version_hash(location: str | None, inputs: list[Key], outputs: list[Key]) -> str:
+    document = {"location": location, "inputs": sorted(inputs), "outputs": sorted(outputs)}
+    return hashlib.sha256(canonical_json(document)).hexdigest()
+
+
+def write_job_versions(connection: Connection, batch: Batch) -> dict[str, int]:
+    """A job version per distinct shape, from terminal run events and job events.
+
+    Returns run uuid -> job version id for the runs that completed in this write.
+    """
+    rows: dict[tuple[int, str], dict[str, Any]] = {}
+    run_versions: dict[str, tuple[int, str]] = {}
+    for parsed in batch.events:
+        event = parsed.event
+        is_terminal_run = isinstance(event, RunEvent) and event.event_type in TERMINAL_STATES
+        if not (is_terminal_run or isinstance(event, JobEvent)):
+            continue
+        key = batch.job_key(parsed)
+        assert key is not None and isinstance(event, RunEvent | JobEvent)
+        job_id = batch.job_ids[key]
+        location = batch.job_state[job_id]["location"]
+        inputs = _canonical(batch, event.inputs)
+        outputs = _canonical(batch, event.outputs)
+        version = _version_hash(location, inputs, outputs)
+        row = rows.setdefault(
+            (job_id, version),
+            {
+                "uuid": derived_uuid("job_version", *key, version),
+                "job_id": job_id,
+                "version": version,
+                "location": location,
+                "inputs": [{"namespace": ns, "name": name} for ns, name in inputs],
+                "outputs": [{"namespace": ns, "name": name} for ns, name in outputs],
+                "latest_run_uuid": None,
+                "created_at": batch.now,
+                "updated_at": batch.now,
+            },
+        )
+        if isinstance(event, RunEvent):
+            row["latest_run_uuid"] = parsed.run_id
+            run_versions[parsed.run_id or ""] = (job_id, version)
+        state = batch.job_state[job_id]
+        state["pending_version"] = (job_id, version)
+    if not rows:
+        return {}
+    statement = insert(connection, job_versions)
+    statement = statement.on_conflict_do_update(
+        index_elements=["job_id", "version"],
+        set_={
+            "latest_run_uuid": sa.func.coalesce(
+                statement.excluded.latest_run_uuid, job_versions.c.latest_run_uuid
+            ),
+            "updated_at": statement.excluded.updated_at,
+        },
+    )
+    connection.execute(statement, [rows[key] for key in sorted(rows)])
+    ids = {
+        (row.job_id, row.version): row.id
+        for row in select_in(
+            connection,
+            sa.select(job_versions.c.job_id, job_versions.c.version, job_versions.c.id),
+            [job_versions.c.job_id, job_versions.c.version],
+            rows,
+        )
+    }
+    for state in batch.job_state.values():
+        pending = state.pop("pending_version", None)
+        if pending is not None and state["current_version_id"] != ids[pending]:
+            state["current_version_id"] = ids[pending]
+            state["changed"] = True
+    return {run_uuid: ids[key] for run_uuid, key in run_versions.items()}
+
+
+def _canonical(batch: Batch, datasets: list[Any] | None) -> list[Key]:
+    """The datasets' own names (an alias resolves to the dataset it names), sorted."""
+    return sorted(
+        {
+            batch.dataset_state[batch.dataset_ids[(d.namespace, d.name)]]["key"]
+            for d in datasets or []
+        }
+    )
+
+
+def update_jobs(connection: Connection, batch: Batch) -> None:
+    """Write back the jobs whose state changed."""
+    updates = [
+        {
+            "b_id": job_id,
+            "type": state["type"],
+            "description": state["description"],
+            "location": state["location"],
+            "facets": state["facets"] or None,
+            "parent_job_id": state["parent_job_id"],
+            "current_version_id": state["current_version_id"],
+            "latest_run_uuid": state["latest_run_uuid"],
+            "is_hidden": False,
+            "updated_at": batch.now,
+        }
+        for job_id, state in sorted(batch.job_state.items())
+        if state["changed"]
+    ]
+    if not updates:
+        return
+    statement = (
+        jobs.update()
+        .where(jobs.c.id == sa.bindparam("b_id"))
+        .values({name: sa.bindparam(name) for name in updates[0] if name != "b_id"})
+    )
+    connection.execute(statement, updates)
+
+
+def write_job_edges(connection: Connection, batch: Batch) -> None:
+    """Upsert one edge per distinct (job, dataset, direction): first/last seen, runs counted once."""
+    edges: dict[tuple[int, int, str], dict[str, Any]] = {}
+    for appearance in batch.appearances:
+        if appearance.role == "static":
+            continue
+        parsed = appearance.event
+        key = batch.job_key(parsed)
+        assert key is not None
+        job_id = batch.job_ids[key]
+        dataset_id = batch.dataset_ids[appearance.key]
+        edge_key = (job_id, dataset_id, appearance.role)
+        time = as_utc(appearance.time)
+        edge = edges.setdefault(
+            edge_key,
+            {
+                "job_id": job_id,
+                "dataset_id": dataset_id,
+                "direction": appearance.role,
+                "first_seen": time,
+                "last_seen": time,
+                "runs": set(),
+            },
+        )
+        edge["first_seen"] = min(edge["first_seen"], time)
+        edge["last_seen"] = max(edge["last_seen"], time)
+        run_id = batch.run_ids.get(parsed.run_id or "")
+        if run_id is not None and (run_id, dataset_id, appearance.role) in batch.new_io:
+            edge["runs"].add(run_id)
+    if not edges:
+        return
+    existing = {
+        (row.job_id, row.dataset_id, row.direction): row
+        for row in select_in(
+            connection,
+            sa.select(job_dataset_edges),
+            [
+                job_dataset_edges.c.job_id,
+                job_dataset_edges.c.dataset_id,
+                job_dataset_edges.c.direction,
+            ],
+            edges,
+        )
+    }
+    rows = []
+    for edge_key in sorted(edges):
+        edge = edges[edge_key]
+        runs = len(edge.pop("runs"))
+        old = existing.get(edge_key)
+        if old is not None and runs == 0:
+            if (
+                as_utc(old.first_seen) <= edge["first_seen"]
+                and as_utc(old.last_seen) >= edge["last_seen"]
+            ):
+                continue  # nothing new: leave the edge as it is
+        rows.append({**edge, "run_count": runs})
+    if not rows:
+        return
+
+    def conflict(statement: Any) -> Any:
+        excluded = statement.excluded
+        table = job_dataset_edges
+        return statement.on_conflict_do_update(
+            index_elements=["job_id", "dataset_id", "direction"],
+            set_={
+                "first_seen": least(connection, table.c.first_seen, excluded.first_seen),
+                "last_seen": greatest(connection, table.c.last_seen, excluded.last_seen),
+                "run_count": table.c.run_count + excluded.run_count,
+            },
+        )
+
+    execute_many(connection, job_dataset_edges, rows, conflict)

@@ -1,0 +1,95 @@
+"""Namespaces and sources: created on first sight, looked up by name."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from plumbline.store.schema import namespaces, sources
+from plumbline.store.write.context import Appearance, Batch
+from plumbline.store.write.upsert import insert_ignore, select_in
+
+
+def ensure_namespaces(connection: Connection, batch: Batch, names: Iterable[str]) -> None:
+    """Make sure every namespace exists; fill ``batch.namespace_ids``."""
+    wanted = sorted(set(names) - batch.namespace_ids.keys())
+    if not wanted:
+        return
+    found = _lookup(connection, wanted)
+    missing = [name for name in wanted if name not in found]
+    insert_ignore(
+        connection,
+        namespaces,
+        [{"name": name, "created_at": batch.now, "updated_at": batch.now} for name in missing],
+    )
+    if missing:
+        found.update(_lookup(connection, missing))
+    batch.namespace_ids.update(found)
+
+
+def _lookup(connection: Connection, names: list[str]) -> dict[str, int]:
+    statement = sa.select(namespaces.c.name, namespaces.c.id)
+    return {
+        row.name: row.id for row in select_in(connection, statement, [namespaces.c.name], names)
+    }
+
+
+def unhide_namespaces(connection: Connection, batch: Batch) -> None:
+    """Namespaces the events write to again are no longer soft-deleted."""
+    names = {state["key"][0] for state in batch.dataset_state.values()}
+    names |= {key[0] for key in batch.job_ids}
+    if names:
+        connection.execute(
+            namespaces.update()
+            .where(namespaces.c.is_hidden, namespaces.c.name.in_(sorted(names)))
+            .values(is_hidden=False, updated_at=batch.now)
+        )
+
+
+def source_of(appearance: Appearance) -> tuple[str, str]:
+    """(source name, connection URL): the ``dataSource`` facet, else the dataset's namespace."""
+    facets = appearance.dataset.facets
+    data_source = facets.data_source if facets is not None else None
+    namespace = appearance.dataset.namespace
+    name = (data_source.name if data_source else None) or namespace
+    url = (data_source.uri if data_source else None) or namespace
+    return name, url
+
+
+def source_type(url: str) -> str:
+    """'S3' for s3://bucket, 'FILE' for file, 'POSTGRES' for postgres://host:5432 …"""
+    scheme = url.split("://", 1)[0] if "://" in url else url.split(":", 1)[0]
+    return (scheme or "UNKNOWN").upper()[:64]
+
+
+def ensure_sources(connection: Connection, batch: Batch, wanted: dict[str, str]) -> None:
+    """Make sure the sources (name -> connection URL) exist; fill ``batch.source_ids``."""
+    if not wanted:
+        return
+    statement = sa.select(sources.c.name, sources.c.id)
+    found = {row.name: row.id for row in select_in(connection, statement, [sources.c.name], wanted)}
+    missing = sorted(name for name in wanted if name not in found)
+    insert_ignore(
+        connection,
+        sources,
+        [
+            {
+                "name": name,
+                "type": source_type(wanted[name]),
+                "connection_url": wanted[name],
+                "created_at": batch.now,
+                "updated_at": batch.now,
+            }
+            for name in missing
+        ],
+    )
+    if missing:
+        found.update(
+            {
+                row.name: row.id
+                for row in select_in(connection, statement, [sources.c.name], missing)
+            }
+        )
+    batch.source_ids.update(found)

@@ -1,0 +1,46 @@
+"""Normalize a request's events into the store, in one transaction, one table at a time.
+
+Steps run in a fixed table order and touch keys in sorted order, so concurrent PostgreSQL writers
+take row locks in the same order (no deadlock cycles); each step writes all its rows at once.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy.engine import Connection
+
+from plumbline.openlineage import ParsedEvent
+from plumbline.store.write import column_lineage, datasets, jobs, runs
+from plumbline.store.write.context import Batch
+from plumbline.store.write.namespaces import ensure_namespaces, ensure_sources, unhide_namespaces
+
+
+def normalize(connection: Connection, events: list[ParsedEvent]) -> None:
+    """Write what ``events`` (new, valid events) say into the lineage tables."""
+    if not events:
+        return
+    batch = Batch.of(events)
+    # read-only lookups first, so that all namespaces are created in one sorted statement
+    plan = datasets.plan_datasets(connection, batch, datasets.lineage_refs(batch))
+    job_keys = jobs.job_keys(batch)
+    ensure_namespaces(
+        connection,
+        batch,
+        {ns for ns, _ in plan.missing}
+        | {ns for ns, _ in plan.renamed.values()}
+        | {ns for ns, _ in job_keys},
+    )
+    ensure_sources(connection, batch, plan.sources(batch))
+    datasets.create_datasets(connection, batch, plan)
+    datasets.write_schemas(connection, batch)
+    jobs.resolve_jobs(connection, batch)
+    runs.resolve_runs(connection, batch)
+    datasets.write_versions(connection, batch)
+    runs.write_run_io(connection, batch)
+    jobs.apply_job_facets(batch)
+    job_versions = jobs.write_job_versions(connection, batch)
+    runs.write_run_states(connection, batch, job_versions)
+    jobs.write_job_edges(connection, batch)
+    column_lineage.write_column_lineage(connection, batch)
+    datasets.update_datasets(connection, batch)
+    jobs.update_jobs(connection, batch)
+    unhide_namespaces(connection, batch)

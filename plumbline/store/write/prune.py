@@ -1,0 +1,43 @@
+"""Pruning the per-run facts that grow with use: raw events and finished runs older than a date.
+
+Lineage itself (datasets, jobs, fields, edges) is never pruned. A run is kept while it is its job's
+latest run; the dataset versions a pruned run wrote go with it unless a dataset still points at
+them as its current version.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+
+from plumbline.store.schema import dataset_versions, datasets, jobs, lineage_events, runs
+
+
+def prune(engine: Engine, before: datetime) -> dict[str, int]:
+    """Delete raw events received before ``before`` and runs that ended before it.
+
+    Returns the number of rows deleted per table (run states and run inputs/outputs go with
+    their runs).
+    """
+    with engine.begin() as connection:
+        events = connection.execute(
+            sa.delete(lineage_events).where(lineage_events.c.received_at < before)
+        ).rowcount
+        latest = sa.select(jobs.c.latest_run_uuid).where(jobs.c.latest_run_uuid.is_not(None))
+        doomed = (
+            sa.select(runs.c.uuid).where(runs.c.ended_at < before).where(runs.c.uuid.not_in(latest))
+        )
+        current = sa.select(datasets.c.current_version_id).where(
+            datasets.c.current_version_id.is_not(None)
+        )
+        versions = connection.execute(
+            sa.delete(dataset_versions)
+            .where(dataset_versions.c.run_uuid.in_(doomed))
+            .where(dataset_versions.c.id.not_in(current))
+        ).rowcount
+        pruned_runs = connection.execute(
+            sa.delete(runs).where(runs.c.ended_at < before).where(runs.c.uuid.not_in(latest))
+        ).rowcount
+    return {"lineage_events": events, "runs": pruned_runs, "dataset_versions": versions}

@@ -1,0 +1,267 @@
+"""Runs: rows (parents included), state transitions, facets, errors, and what each run read and wrote."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from plumbline.openlineage import TERMINAL_STATES, RunEvent
+from plumbline.openlineage.types import parse_datetime
+from plumbline.store.schema import run_io, run_states, runs
+from plumbline.store.write.context import Batch, as_utc
+from plumbline.store.write.facets import merge_facets
+from plumbline.store.write.jobs import parent_job_key
+from plumbline.store.write.upsert import insert, insert_ignore, select_in
+
+STATES = ("START", "RUNNING", "COMPLETE", "ABORT", "FAIL")
+# ties at the same instant: a terminal state beats a running one, a failure beats a success
+_RANK = {"START": 0, "RUNNING": 1, "COMPLETE": 2, "ABORT": 3, "FAIL": 4}
+
+
+def resolve_runs(connection: Connection, batch: Batch) -> None:
+    """Create missing runs (the events' runs and their parent runs); lock and load their state."""
+    wanted: dict[str, int] = {}
+    for parsed in batch.run_events():
+        event = parsed.event
+        assert isinstance(event, RunEvent)
+        key = batch.job_key(parsed)
+        assert key is not None and parsed.run_id is not None
+        wanted.setdefault(parsed.run_id, batch.job_ids[key])
+        parent = event.run.facets.parent if event.run.facets is not None else None
+        parent_key = parent_job_key(parsed)
+        if parent is not None and parent_key is not None:
+            wanted.setdefault(parent.run.run_id.lower(), batch.job_ids[parent_key])
+    if not wanted:
+        return
+    insert_ignore(
+        connection,
+        runs,
+        [
+            {
+                "uuid": run_uuid,
+                "job_id": wanted[run_uuid],
+                "created_at": batch.now,
+                "updated_at": batch.now,
+            }
+            for run_uuid in sorted(wanted)
+        ],
+    )
+    statement = (
+        sa.select(
+            runs.c.id,
+            runs.c.uuid,
+            runs.c.job_version_id,
+            runs.c.parent_run_uuid,
+            runs.c.current_state,
+            runs.c.nominal_start_time,
+            runs.c.nominal_end_time,
+            runs.c.started_at,
+            runs.c.ended_at,
+            runs.c.error_message,
+            runs.c.error_stack,
+            runs.c.error_language,
+            runs.c.facets,
+            runs.c.job_facets,
+        )
+        .order_by(runs.c.uuid)
+        .with_for_update()
+    )
+    for row in select_in(connection, statement, [runs.c.uuid], wanted):
+        state = row._asdict()
+        state["facets"] = dict(state["facets"] or {})
+        state["job_facets"] = dict(state["job_facets"] or {})
+        for column in ("nominal_start_time", "nominal_end_time", "started_at", "ended_at"):
+            state[column] = as_utc(state[column])
+        batch.run_ids[row.uuid] = row.id
+        batch.run_state[row.id] = state
+
+
+def write_run_io(connection: Connection, batch: Batch) -> None:
+    """One row per (run, dataset, direction) with the version touched and the statistics."""
+    rows: dict[tuple[int, int, str], dict[str, Any]] = {}
+    for index, appearance in enumerate(batch.appearances):
+        if appearance.role == "static" or not isinstance(appearance.event.event, RunEvent):
+            continue
+        run_id = batch.run_ids[appearance.event.run_id or ""]
+        dataset_id = batch.dataset_ids[appearance.key]
+        key = (run_id, dataset_id, appearance.role)
+        row = rows.setdefault(
+            key,
+            {
+                "run_id": run_id,
+                "dataset_id": dataset_id,
+                "direction": appearance.role,
+                "dataset_version_id": None,
+                "facets": {},
+                "row_count": None,
+                "byte_count": None,
+                "file_count": None,
+                "created_at": as_utc(appearance.time),
+            },
+        )
+        row["dataset_version_id"] = batch.version_ids.get(index, row["dataset_version_id"])
+        facet_key = "inputFacets" if appearance.role == "input" else "outputFacets"
+        row["facets"] = merge_facets(row["facets"], appearance.raw.get(facet_key))
+        statistics = _statistics(appearance)
+        if statistics is not None:
+            row["row_count"] = (
+                statistics.row_count if statistics.row_count is not None else row["row_count"]
+            )
+            row["byte_count"] = (
+                statistics.size if statistics.size is not None else row["byte_count"]
+            )
+            row["file_count"] = (
+                statistics.file_count if statistics.file_count is not None else row["file_count"]
+            )
+    if not rows:
+        return
+    existing = {
+        (row.run_id, row.dataset_id, row.direction): row
+        for row in select_in(
+            connection,
+            sa.select(run_io.c.run_id, run_io.c.dataset_id, run_io.c.direction, run_io.c.facets),
+            [run_io.c.run_id],
+            {key[0] for key in rows},
+        )
+    }
+    batch.new_io.update(key for key in rows if key not in existing)
+    for key, row in rows.items():
+        old = existing.get(key)
+        row["facets"] = merge_facets(old.facets if old is not None else None, row["facets"]) or None
+    statement = insert(connection, run_io)
+    excluded = statement.excluded
+    statement = statement.on_conflict_do_update(
+        index_elements=["run_id", "dataset_id", "direction"],
+        set_={
+            "dataset_version_id": sa.func.coalesce(
+                excluded.dataset_version_id, run_io.c.dataset_version_id
+            ),
+            "facets": excluded.facets,
+            "row_count": sa.func.coalesce(excluded.row_count, run_io.c.row_count),
+            "byte_count": sa.func.coalesce(excluded.byte_count, run_io.c.byte_count),
+            "file_count": sa.func.coalesce(excluded.file_count, run_io.c.file_count),
+        },
+    )
+    connection.execute(statement, [rows[key] for key in sorted(rows)])
+
+
+def _statistics(appearance: Any) -> Any:
+    dataset = appearance.dataset
+    if appearance.role == "input":
+        facets = dataset.input_facets
+        return facets.input_statistics if facets is not None else None
+    facets = dataset.output_facets
+    if facets is not None and facets.output_statistics is not None:
+        return facets.output_statistics
+    # older producers put outputStatistics among the dataset facets
+    return dataset.facets.output_statistics if dataset.facets is not None else None
+
+
+def write_run_states(connection: Connection, batch: Batch, job_versions: dict[str, int]) -> None:
+    """Record transitions, then derive each run's state and times from all its transitions.
+
+    Order-tolerant: the current state is the latest transition by event time, a terminal state
+    wins (a START or RUNNING that arrives after COMPLETE never reopens the run).
+    """
+    transitions: list[dict[str, Any]] = []
+    for parsed in batch.run_events():
+        event = parsed.event
+        assert isinstance(event, RunEvent)
+        if event.event_type in STATES:
+            transitions.append(
+                {
+                    "run_id": batch.run_ids[parsed.run_id or ""],
+                    "state": event.event_type,
+                    "transitioned_at": as_utc(parsed.event_time),
+                }
+            )
+    transitions.sort(key=lambda t: (t["run_id"], t["state"], t["transitioned_at"]))
+    insert_ignore(connection, run_states, transitions)
+    touched = {t["run_id"] for t in transitions}
+    history: dict[int, list[tuple[str, datetime]]] = {}
+    for row in select_in(
+        connection,
+        sa.select(run_states.c.run_id, run_states.c.state, run_states.c.transitioned_at),
+        [run_states.c.run_id],
+        touched,
+    ):
+        history.setdefault(row.run_id, []).append((row.state, as_utc(row.transitioned_at)))  # type: ignore[arg-type]
+
+    for parsed in batch.run_events():
+        event = parsed.event
+        assert isinstance(event, RunEvent)
+        state = batch.run_state[batch.run_ids[parsed.run_id or ""]]
+        state["job_facets"] = merge_facets(state["job_facets"], parsed.raw["job"].get("facets"))
+        state["facets"] = merge_facets(state["facets"], parsed.raw["run"].get("facets"))
+        facets = event.run.facets
+        if facets is None:
+            continue
+        if facets.parent is not None:
+            state["parent_run_uuid"] = facets.parent.run.run_id.lower()
+        if facets.nominal_time is not None:
+            nominal = facets.nominal_time
+            state["nominal_start_time"] = as_utc(parse_datetime(nominal.nominal_start_time))
+            if nominal.nominal_end_time is not None:
+                state["nominal_end_time"] = as_utc(parse_datetime(nominal.nominal_end_time))
+        if facets.error_message is not None:
+            state["error_message"] = facets.error_message.message
+            state["error_stack"] = facets.error_message.stack_trace
+            state["error_language"] = facets.error_message.programming_language
+
+    for run_uuid, version_id in job_versions.items():
+        batch.run_state[batch.run_ids[run_uuid]]["job_version_id"] = version_id
+    for run_id, states in history.items():
+        state = batch.run_state[run_id]
+        state.update(summarize(states))
+
+    touched_runs = touched | {batch.run_ids[parsed.run_id or ""] for parsed in batch.run_events()}
+    touched_runs |= {batch.run_ids[run_uuid] for run_uuid in job_versions}
+    updates = []
+    for run_id in sorted(touched_runs):
+        state = batch.run_state[run_id]
+        updates.append(
+            {
+                "b_id": run_id,
+                **{
+                    column: state[column]
+                    for column in (
+                        "job_version_id",
+                        "parent_run_uuid",
+                        "current_state",
+                        "nominal_start_time",
+                        "nominal_end_time",
+                        "started_at",
+                        "ended_at",
+                        "error_message",
+                        "error_stack",
+                        "error_language",
+                    )
+                },
+                "facets": state["facets"] or None,
+                "job_facets": state["job_facets"] or None,
+                "updated_at": batch.now,
+            }
+        )
+    if updates:
+        statement = (
+            runs.update()
+            .where(runs.c.id == sa.bindparam("b_id"))
+            .values({name: sa.bindparam(name) for name in updates[0] if name != "b_id"})
+        )
+        connection.execute(statement, updates)
+
+
+def summarize(states: list[tuple[str, datetime]]) -> dict[str, Any]:
+    """current_state, started_at and ended_at from a run's transitions, whatever their order."""
+    terminal = [(t, _RANK[s], s) for s, t in states if s in TERMINAL_STATES]
+    running = [(t, _RANK[s], s) for s, t in states if s not in TERMINAL_STATES]
+    current = max(terminal)[2] if terminal else (max(running)[2] if running else None)
+    starts = [t for s, t in states if s == "START"] or [t for s, t in states if s == "RUNNING"]
+    return {
+        "current_state": current,
+        "started_at": min(starts) if starts else None,
+        "ended_at": max(t for t, _, _ in terminal) if terminal else None,
+    }

@@ -1,0 +1,175 @@
+"""Dialect-aware building blocks: ``INSERT … ON CONFLICT``, LEAST/GREATEST, chunked IN lookups.
+
+The same statements run on SQLite and PostgreSQL; only these helpers know the difference.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.dialects.postgresql import ARRAY
+from sqlalchemy.engine import Connection
+
+T = TypeVar("T")
+
+# SQLite allows 32766 bound parameters per statement; stay well below on both backends.
+MAX_PARAMS = 8000
+
+
+def is_sqlite_connection(connection: Connection) -> bool:
+    return connection.dialect.name == "sqlite"
+
+
+def insert(connection: Connection, table: sa.Table) -> Any:
+    """The dialect's INSERT (with ``on_conflict_do_nothing`` / ``on_conflict_do_update``)."""
+    if is_sqlite_connection(connection):
+        return sqlite.insert(table)
+    return postgresql.insert(table)
+
+
+def least(connection: Connection, left: Any, right: Any) -> Any:
+    """The smaller of two values (SQLite's two-argument ``min``; PostgreSQL's ``LEAST``)."""
+    return (
+        sa.func.min(left, right) if is_sqlite_connection(connection) else sa.func.least(left, right)
+    )
+
+
+def greatest(connection: Connection, left: Any, right: Any) -> Any:
+    """The larger of two values."""
+    return (
+        sa.func.max(left, right)
+        if is_sqlite_connection(connection)
+        else sa.func.greatest(left, right)
+    )
+
+
+def chunks(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
+    """``items`` in slices of at most ``size``."""
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def insert_ignore(connection: Connection, table: sa.Table, rows: list[dict[str, Any]]) -> None:
+    """Insert rows, skipping those whose unique key already exists (rows should be key-sorted).
+
+    Rows of plain values go straight to the driver (:func:`execute_many`); rows holding JSON
+    documents go through SQLAlchemy, which serializes them."""
+    if not rows:
+        return
+    if any(isinstance(value, dict | list) for value in rows[0].values()):
+        connection.execute(insert(connection, table).on_conflict_do_nothing(), rows)
+    else:
+        execute_many(connection, table, rows)
+
+
+def select_in(
+    connection: Connection,
+    statement: sa.Select[Any],
+    columns: Sequence[sa.ColumnElement[Any]],
+    keys: Iterable[tuple[Any, ...]] | Iterable[Any],
+) -> list[sa.Row[Any]]:
+    """Run ``statement`` filtered to rows whose ``columns`` match one of ``keys``, in chunks."""
+    key_list = sorted(set(keys))  # type: ignore[type-var]
+    if not key_list:
+        return []
+    width = len(columns)
+    if not is_sqlite_connection(connection):
+        # one array parameter per column, whatever the number of keys: PostgreSQL plans an
+        # IN list of thousands of parameters slowly, and the driver parses every such query
+        values = (
+            [key_list] if width == 1 else [list(column) for column in zip(*key_list, strict=True)]
+        )
+        arrays = [
+            sa.func.unnest(
+                sa.cast(
+                    sa.bindparam(f"k_{i}", value=vals, type_=ARRAY(_plain_type(col))),
+                    ARRAY(_plain_type(col)),
+                )
+            )
+            for i, (col, vals) in enumerate(zip(columns, values, strict=True))
+        ]
+        target = columns[0] if width == 1 else sa.tuple_(*columns)
+        return list(connection.execute(statement.where(target.in_(sa.select(*arrays)))).all())
+    rows: list[sa.Row[Any]] = []
+    for chunk in chunks(key_list, max(1, MAX_PARAMS // width)):
+        if width == 1:
+            condition = columns[0].in_(chunk)
+        else:
+            condition = sa.tuple_(*columns).in_(chunk)
+        rows.extend(connection.execute(statement.where(condition)).all())
+    return rows
+
+
+def _plain_type(column: sa.ColumnElement[Any]) -> Any:
+    """The column's SQL type for an array parameter (labels unwrapped)."""
+    return getattr(column, "type", sa.String())
+
+
+def _sqlite_value(value: Any) -> Any:
+    if isinstance(value, datetime):
+        if value.tzinfo is not None:
+            value = value.astimezone(UTC).replace(tzinfo=None)
+        return value.strftime("%Y-%m-%d %H:%M:%S.%f")  # SQLAlchemy's own SQLite format
+    if isinstance(value, bool):
+        return int(value)
+    return value
+
+
+def execute_many(
+    connection: Connection,
+    table: sa.Table,
+    rows: list[dict[str, Any]],
+    conflict: Callable[[Any], Any] = lambda statement: statement.on_conflict_do_nothing(),
+) -> None:
+    """Insert ``rows`` (plain values: str, int, bool, None, aware datetimes; no JSON) into
+    ``table``, with ``conflict(statement)`` adding the ON CONFLICT clause.
+
+    For the big per-request writes (fields and edges), where SQLAlchemy's per-row parameter
+    handling costs several times what the database does: on SQLite the rows go straight to the
+    driver's ``executemany``; on PostgreSQL they travel as one JSON parameter in a single
+    ``INSERT … SELECT … FROM json_to_recordset(…)`` statement (one round trip). Rows must not repeat a conflict key
+    when the clause updates.
+    """
+    if not rows:
+        return
+    columns = list(rows[0])
+    if is_sqlite_connection(connection):
+        base = sqlite.insert(table).values({name: sa.bindparam(name) for name in columns})
+        compiled = conflict(base).compile(dialect=connection.dialect)
+        converted: dict[Any, Any] = {}  # rows share few distinct times: convert each once
+
+        def value(item: Any) -> Any:
+            if not isinstance(item, datetime | bool):
+                return item
+            if item not in converted:
+                converted[item] = _sqlite_value(item)
+            return converted[item]
+
+        names = compiled.positiontup
+        connection.exec_driver_sql(
+            compiled.string, [tuple(value(row[name]) for name in names) for row in rows]
+        )
+        return
+    # the rows travel as one JSON text parameter, expanded by json_to_recordset: the stdlib's C
+    # encoder makes it several times cheaper than the driver's per-element array adaptation
+    record = ", ".join(
+        f'"{name}" {table.c[name].type.compile(dialect=connection.dialect)}' for name in columns
+    )
+    source = sa.text(f"json_to_recordset(CAST(:rows AS json)) AS r({record})").bindparams(
+        rows=json.dumps(rows, default=_json_value, separators=(",", ":"))
+    )
+    from_json = postgresql.insert(table).from_select(
+        columns, sa.select(*[sa.column(name) for name in columns]).select_from(source)
+    )
+    connection.execute(conflict(from_json))
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    raise TypeError(f"cannot send {type(value).__name__} in a row")

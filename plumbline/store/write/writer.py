@@ -1,0 +1,170 @@
+"""The single entry point of the write path: one writer thread per store, group commit.
+
+Every write request (one HTTP request's events) is queued to the store's writer thread. The thread
+takes whatever requests are waiting (up to ``MAX_GROUP_EVENTS`` events) and writes them in one
+transaction: many small requests cost about what one batch costs, and SQLite gets the single
+writer it wants. Each request still gets its own result and its own ``on_stored`` call inside
+the transaction. If a group fails, its requests are retried one by one, so one bad request never
+takes others down; PostgreSQL deadlocks and serialization failures are retried.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+import weakref
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import DBAPIError
+
+from plumbline.openlineage import ParsedEvent
+from plumbline.store.write.events import store_raw_events
+from plumbline.store.write.normalize import normalize
+
+logger = logging.getLogger(__name__)
+
+# PostgreSQL SQLSTATEs worth retrying: deadlock_detected, serialization_failure
+_RETRYABLE = {"40P01", "40001"}
+MAX_ATTEMPTS = 5
+MAX_GROUP_EVENTS = 1000
+IDLE_SECONDS = (
+    10.0  # the writer thread ends after this long without work (a new one starts on demand)
+)
+
+OnStored = Callable[[Connection, list[ParsedEvent]], None]
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    """What a write did: the events newly stored, and how many were already there."""
+
+    stored: list[ParsedEvent]
+    duplicates: int
+
+
+@dataclass
+class _Request:
+    events: list[ParsedEvent]
+    token_name: str | None
+    on_stored: OnStored | None
+    future: Future[WriteResult] = field(default_factory=Future)
+
+
+class StoreWriter:
+    """Writes validated events into the store. One per engine (see :func:`writer_for`)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._queue: queue.SimpleQueue[_Request] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._start_lock = threading.Lock()
+
+    def write(
+        self,
+        events: list[ParsedEvent],
+        *,
+        token_name: str | None = None,
+        on_stored: OnStored | None = None,
+    ) -> WriteResult:
+        """Store ``events`` (raw and normalized) in one transaction; duplicates are skipped.
+
+        ``on_stored(connection, stored)`` runs inside the same transaction (e.g. to queue the
+        events for forwarding), so either everything is written or nothing. Blocks until done;
+        raises what the write raised.
+        """
+        request = _Request(list(events), token_name, on_stored)
+        self._queue.put(request)
+        self._ensure_thread()
+        return request.future.result()
+
+    def _ensure_thread(self) -> None:
+        with self._start_lock:
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._run, name="plumbline-store-writer", daemon=True
+                )
+                self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            try:
+                first = self._queue.get(timeout=IDLE_SECONDS)
+            except queue.Empty:
+                with self._start_lock:
+                    if self._queue.empty():
+                        self._thread = None
+                        return
+                continue
+            group = [first]
+            size = len(group[0].events)
+            while size < MAX_GROUP_EVENTS:
+                try:
+                    request = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                group.append(request)
+                size += len(request.events)
+            self._serve(group)
+
+    def _serve(self, group: list[_Request]) -> None:
+        try:
+            results = self._with_retries(group)
+        except Exception as exc:
+            if len(group) == 1:
+                group[0].future.set_exception(exc)
+                return
+            logger.info(
+                "a group of %d writes failed (%s); writing them one by one", len(group), exc
+            )
+            for request in group:
+                self._serve([request])
+            return
+        for request, result in zip(group, results, strict=True):
+            request.future.set_result(result)
+
+    def _with_retries(self, group: list[_Request]) -> list[WriteResult]:
+        for attempt in range(1, MAX_ATTEMPTS + 1):
+            try:
+                return self._write_group(group)
+            except DBAPIError as exc:
+                code = getattr(exc.orig, "sqlstate", None)
+                if code not in _RETRYABLE or attempt == MAX_ATTEMPTS:
+                    raise
+                logger.info("write conflict (%s), retrying (attempt %d)", code, attempt)
+                time.sleep(0.01 * attempt)
+        raise AssertionError("unreachable")
+
+    def _write_group(self, group: list[_Request]) -> list[WriteResult]:
+        now = datetime.now(UTC)
+        with self.engine.begin() as connection:
+            stored = [
+                store_raw_events(connection, request.events, request.token_name, now)
+                for request in group
+            ]
+            normalize(connection, [event for events in stored for event in events])
+            for request, events in zip(group, stored, strict=True):
+                if request.on_stored is not None and events:
+                    request.on_stored(connection, events)
+        return [
+            WriteResult(stored=events, duplicates=len(request.events) - len(events))
+            for request, events in zip(group, stored, strict=True)
+        ]
+
+
+_writers: weakref.WeakKeyDictionary[Engine, StoreWriter] = weakref.WeakKeyDictionary()
+_writers_lock = threading.Lock()
+
+
+def writer_for(engine: Engine) -> StoreWriter:
+    """The one writer of ``engine`` (created on first use)."""
+    with _writers_lock:
+        writer = _writers.get(engine)
+        if writer is None:
+            writer = _writers[engine] = StoreWriter(engine)
+        return writer

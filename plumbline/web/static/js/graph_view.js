@@ -1,0 +1,270 @@
+// SVG rendering of a laid-out lineage graph, with pan, zoom, fit, selection and highlights.
+import { s } from './dom.js';
+import { edgePath, layout } from './layout.js';
+import { middleEllipsis } from './format.js';
+
+const measurers = {};
+
+/** text shortened in the middle until it fits maxWidth pixels in the node's font. */
+function fitText(text, kind, maxWidth) {
+  const t = String(text ?? '');
+  // One canvas per font: setting ctx.font re-parses it, which costs more than measuring.
+  let ctx = measurers[kind];
+  if (!ctx) {
+    ctx = document.createElement('canvas').getContext('2d');
+    const family = getComputedStyle(document.body).fontFamily;
+    ctx.font = kind === 'title' ? `600 13px ${family}` : `11px ${family}`;
+    measurers[kind] = ctx;
+  }
+  const full = ctx.measureText(t).width;
+  if (full <= maxWidth) return t;
+  // Start from the average character width, then step down: a measurement or two per label
+  // (a binary search costs ~8 and shows on graphs of 1,000 nodes).
+  let n = Math.max(1, Math.floor((t.length * maxWidth) / full));
+  let out = middleEllipsis(t, n);
+  while (n > 1 && ctx.measureText(out).width > maxWidth) {
+    n -= 1;
+    out = middleEllipsis(t, n);
+  }
+  return out;
+}
+
+const SIZES = { DATASET: [270, 54], JOB: [270, 54], DATASET_FIELD: [230, 48] };
+const TEXT_X = 44;
+const TEXT_PAD = 12;
+
+export class GraphView {
+  /**
+   * @param {HTMLElement} container
+   * @param {{onSelect?: Function, onOpen?: Function, onExpand?: Function, onPathTarget?: Function}} handlers
+   */
+  constructor(container, handlers = {}) {
+    this.handlers = handlers;
+    this.t = { k: 1, x: 0, y: 0 };
+    this.viewport = s('g', { class: 'viewport' });
+    this.svg = s('svg', { class: 'graph', role: 'img', 'aria-label': 'Lineage graph' }, defs(), this.viewport);
+    container.append(this.svg);
+    this.nodeEls = new Map();
+    this.edgeEls = new Map();
+    this.edgesOf = new Map();
+    this.selected = null;
+    this._bindPanZoom();
+  }
+
+  /**
+   * Lay out and draw model (a GraphModel). options: focusId, label(node) -> [title, subtitle],
+   * edgeLabel(edge) -> {text, kind} | null.
+   */
+  render(model, options = {}) {
+    this.model = model;
+    this.options = options;
+    const nodes = [...model.nodes.values()].map((n) => {
+      const [w, hgt] = SIZES[n.type] || SIZES.DATASET;
+      return { id: n.id, width: w, height: hgt };
+    });
+    const edges = [...model.edges.values()];
+    this.layout = layout(nodes, edges, options.layout || {});
+    this.nodeEls.clear();
+    this.edgeEls.clear();
+    this.edgesOf.clear();
+    const edgeLayer = s('g', { class: 'edges' });
+    const labelLayer = s('g', { class: 'edge-labels' });
+    const nodeLayer = s('g', { class: 'nodes' });
+    for (const e of this.layout.edges) {
+      const key = `${e.from}\u0000${e.to}`;
+      const lbl = options.edgeLabel ? options.edgeLabel(e) : null;
+      const path = s('path', {
+        class: ['edge', e.reversed && 'edge-back', lbl && lbl.kind && `edge-${lbl.kind.toLowerCase()}`],
+        d: edgePath(e.points),
+        'marker-end': 'url(#arrow)',
+        'data-from': e.from,
+        'data-to': e.to,
+      });
+      edgeLayer.append(path);
+      this.edgeEls.set(key, path);
+      for (const id of [e.from, e.to]) {
+        if (!this.edgesOf.has(id)) this.edgesOf.set(id, []);
+        this.edgesOf.get(id).push(key);
+      }
+      if (lbl && lbl.text) labelLayer.append(edgeLabel(e.points, lbl.text));
+    }
+    for (const n of model.nodes.values()) {
+      const p = this.layout.nodes.get(n.id);
+      const g = this._node(n, p, options);
+      nodeLayer.append(g);
+      this.nodeEls.set(n.id, g);
+    }
+    this.viewport.replaceChildren(edgeLayer, labelLayer, nodeLayer);
+    this.svg.dataset.nodes = String(model.nodes.size);
+    this.svg.dataset.edges = String(model.edges.size);
+    if (this.selected && !model.nodes.has(this.selected)) this.selected = null;
+    if (this.selected) this.nodeEls.get(this.selected).classList.add('selected');
+  }
+
+  _node(n, p, options) {
+    const [title, subtitle] = options.label ? options.label(n) : [n.id, ''];
+    const state = n.type === 'JOB' && n.data.latestRun ? String(n.data.latestRun.state || '').toLowerCase() : null;
+    const hidden = this.model.hidden(n.id);
+    const g = s('g', {
+      class: ['node', `node-${n.type.toLowerCase()}`, state && `run-${state}`, n.id === options.focusId && 'focus'],
+      transform: `translate(${p.x.toFixed(1)},${p.y.toFixed(1)})`,
+      'data-id': n.id,
+      'data-type': n.type,
+      tabindex: 0,
+    },
+    s('title', null, options.tooltip ? options.tooltip(n) : `${title}\n${subtitle}`),
+    s('rect', { class: 'node-box', width: p.width, height: p.height, rx: n.type === 'JOB' ? 27 : 8 }),
+    icon(n.type, p.height),
+    s('text', { class: 'node-title', x: TEXT_X, y: p.height / 2 - 3 }, fitText(title, 'title', p.width - TEXT_X - TEXT_PAD)),
+    s('text', { class: 'node-sub', x: TEXT_X, y: p.height / 2 + 13 }, fitText(subtitle, 'sub', p.width - TEXT_X - TEXT_PAD)));
+    if (hidden.up) g.append(handle(0, p.height / 2, 'up', hidden.up));
+    if (hidden.down) g.append(handle(p.width, p.height / 2, 'down', hidden.down));
+    g.addEventListener('click', (ev) => {
+      const h = ev.target.closest('.expand');
+      if (h) { ev.stopPropagation(); this.handlers.onExpand?.(n.id, h.dataset.dir); return; }
+      if (ev.shiftKey && this.selected && this.selected !== n.id) { this.handlers.onPathTarget?.(n.id); return; }
+      this.select(n.id);
+    });
+    g.addEventListener('dblclick', () => this.handlers.onOpen?.(n.id));
+    g.addEventListener('keydown', (ev) => { if (ev.key === 'Enter') this.select(n.id); });
+    g.addEventListener('mouseenter', () => this._hover(n.id, true));
+    g.addEventListener('mouseleave', () => this._hover(n.id, false));
+    return g;
+  }
+
+  _hover(id, on) {
+    for (const k of this.edgesOf.get(id) || []) this.edgeEls.get(k).classList.toggle('hover', on);
+  }
+
+  select(id) {
+    if (this.selected) this.nodeEls.get(this.selected)?.classList.remove('selected');
+    this.selected = id;
+    if (id) this.nodeEls.get(id)?.classList.add('selected');
+    this.handlers.onSelect?.(id);
+  }
+
+  /** Dim everything except the given nodes and edges; null clears. */
+  highlight(sel) {
+    this.svg.classList.toggle('dimmed', !!sel);
+    for (const [id, el] of this.nodeEls) el.classList.toggle('hl', !!sel && sel.nodes.has(id));
+    for (const [k, el] of this.edgeEls) el.classList.toggle('hl', !!sel && sel.edges.has(k));
+  }
+
+  /** Outline the given node ids (a find-in-graph result); an empty set clears. */
+  mark(ids) {
+    for (const [id, el] of this.nodeEls) el.classList.toggle('match', ids.has(id));
+  }
+
+  centerOn(id) {
+    const p = this.layout.nodes.get(id);
+    if (!p) return;
+    const { width, height } = this.svg.getBoundingClientRect();
+    this.t.x = width / 2 - (p.x + p.width / 2) * this.t.k;
+    this.t.y = height / 2 - (p.y + p.height / 2) * this.t.k;
+    this._apply();
+  }
+
+  fit() {
+    const { width, height } = this.svg.getBoundingClientRect();
+    if (!this.layout || !width || !height) return;
+    const k = Math.min(1.1, (width - 40) / this.layout.width, (height - 40) / this.layout.height);
+    this.t.k = Math.max(0.02, k);
+    this.t.x = (width - this.layout.width * this.t.k) / 2;
+    this.t.y = (height - this.layout.height * this.t.k) / 2;
+    this._apply();
+  }
+
+  zoomBy(f, cx, cy) {
+    const r = this.svg.getBoundingClientRect();
+    const px = cx ?? r.width / 2;
+    const py = cy ?? r.height / 2;
+    const k = Math.min(3, Math.max(0.02, this.t.k * f));
+    this.t.x = px - ((px - this.t.x) * k) / this.t.k;
+    this.t.y = py - ((py - this.t.y) * k) / this.t.k;
+    this.t.k = k;
+    this._apply();
+  }
+
+  _apply() {
+    this.viewport.setAttribute('transform', `translate(${this.t.x.toFixed(1)},${this.t.y.toFixed(1)}) scale(${this.t.k.toFixed(4)})`);
+    // Level of detail: tiny text is noise and costs paint time on big graphs.
+    this.svg.classList.toggle('lod-mid', this.t.k < 0.55);
+    this.svg.classList.toggle('lod-low', this.t.k < 0.3);
+    this.svg.dataset.scale = this.t.k.toFixed(3);
+  }
+
+  _bindPanZoom() {
+    let drag = null;
+    this.svg.addEventListener('pointerdown', (ev) => {
+      if (ev.target.closest('.node')) return;
+      drag = { x: ev.clientX, y: ev.clientY, tx: this.t.x, ty: this.t.y, moved: false };
+      this.svg.setPointerCapture(ev.pointerId);
+      this.svg.classList.add('panning');
+    });
+    this.svg.addEventListener('pointermove', (ev) => {
+      if (!drag) return;
+      const dx = ev.clientX - drag.x;
+      const dy = ev.clientY - drag.y;
+      if (Math.abs(dx) + Math.abs(dy) > 3) drag.moved = true;
+      this.t.x = drag.tx + dx;
+      this.t.y = drag.ty + dy;
+      this._apply();
+    });
+    const end = () => {
+      if (drag && !drag.moved) this.select(null);
+      drag = null;
+      this.svg.classList.remove('panning');
+    };
+    this.svg.addEventListener('pointerup', end);
+    this.svg.addEventListener('pointercancel', end);
+    this.svg.addEventListener('wheel', (ev) => {
+      ev.preventDefault();
+      const r = this.svg.getBoundingClientRect();
+      this.zoomBy(Math.exp(-ev.deltaY * 0.0015), ev.clientX - r.left, ev.clientY - r.top);
+    }, { passive: false });
+  }
+}
+
+function defs() {
+  return s('defs', null,
+    s('marker', { id: 'arrow', viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' },
+      s('path', { d: 'M0,1 L9,5 L0,9 z', class: 'arrow-head' })));
+}
+
+function icon(type, height) {
+  const cy = height / 2;
+  if (type === 'JOB') {
+    return s('g', { class: 'node-icon', transform: `translate(24,${cy})` },
+      s('circle', { r: 11 }),
+      s('path', { d: 'M-3,-5 L5,0 L-3,5 z', class: 'glyph' }));
+  }
+  if (type === 'DATASET_FIELD') {
+    return s('g', { class: 'node-icon', transform: `translate(22,${cy})` },
+      s('rect', { x: -9, y: -9, width: 18, height: 18, rx: 4 }),
+      s('path', { d: 'M-4,-3 H4 M-4,1 H4 M-4,5 H1', class: 'glyph-line' }));
+  }
+  return s('g', { class: 'node-icon', transform: `translate(22,${cy})` },
+    s('ellipse', { cx: 0, cy: -6, rx: 9, ry: 3.5 }),
+    s('path', { d: 'M-9,-6 V6 A9,3.5 0 0 0 9,6 V-6', class: 'cyl' }),
+    s('path', { d: 'M-9,0 A9,3.5 0 0 0 9,0', class: 'glyph-line' }));
+}
+
+function handle(x, y, dir, count) {
+  return s('g', { class: 'expand', 'data-dir': dir, transform: `translate(${x},${y})` },
+    s('title', null, `Expand ${dir === 'up' ? 'upstream' : 'downstream'} (${count} more)`),
+    s('circle', { r: 9 }),
+    s('path', { d: 'M-4,0 H4 M0,-4 V4', class: 'glyph-line' }));
+}
+
+function edgeLabel(points, text) {
+  // Label at the middle of the route: the middle point of odd routes, else the midpoint of the middle segment.
+  const i = Math.floor((points.length - 1) / 2);
+  const [x0, y0] = points[i];
+  const [x1, y1] = points[Math.min(i + 1, points.length - 1)];
+  const x = (x0 + x1) / 2;
+  const y = (y0 + y1) / 2;
+  const w = text.length * 6.2 + 12;
+  return s('g', { class: 'edge-label', transform: `translate(${x.toFixed(1)},${y.toFixed(1)})` },
+    s('rect', { x: -w / 2, y: -9, width: w, height: 18, rx: 9 }),
+    s('text', { 'text-anchor': 'middle', y: 4 }, text));
+}

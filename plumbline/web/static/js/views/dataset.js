@@ -1,0 +1,122 @@
+// Dataset page: schema, versions with schema differences, producers and consumers, facets, rows written.
+import { api, links, nodeIds } from '../api.js';
+import { badge, emptyState, errorState, facetList, h, mount, section, spinner, table } from '../dom.js';
+import { fmtNumber, fmtShortTime, fmtTime, shortId } from '../format.js';
+import { barChart } from '../charts.js';
+import { schemaDiff } from '../schema_diff.js';
+import { header, kv, loadInto, versionId } from './common.js';
+import { contextLine, datasetName, jobName } from '../names.js';
+
+export async function renderDataset(root, { namespace, name }) {
+  document.title = `${datasetName(name).short} · plumbline`;
+  mount(root, h('div', { class: 'page' }, spinner()));
+  let ds;
+  try {
+    ds = await api.dataset(namespace, name);
+  } catch (err) {
+    mount(root, h('div', { class: 'page' }, errorState(err, () => renderDataset(root, { namespace, name }))));
+    return null;
+  }
+  const nodeId = nodeIds.dataset(namespace, name);
+  const fields = ds.fields || [];
+  const versionsEl = h('div');
+  const chartEl = h('div');
+  const neighboursEl = h('div');
+  mount(root, h('div', { class: 'page' },
+    header('Dataset', datasetName(ds.name).short,
+      [datasetName(ds.name).short !== ds.name ? [h('span', { class: 'mono', id: 'full-name' }, ds.name), ' · '] : null,
+        `namespace ${ds.namespace}`, ds.sourceName && ds.sourceName !== ds.namespace ? ` · source ${ds.sourceName}` : null],
+      h('a', { class: 'btn btn-primary', href: links.lineage(nodeId), 'data-link': '', id: 'open-lineage' }, 'Lineage'),
+      h('a', { class: 'btn', href: links.lineage(nodeId, { column: '' }), 'data-link': '', id: 'open-columns' }, 'Column lineage')),
+    ds.description ? h('p', { class: 'lead' }, ds.description) : null,
+    h('div', { class: 'grid-2' },
+      section('Schema', fields.length ? table(['Column', 'Type', 'Description'], fields.map((f) => h('tr', null,
+        h('td', null, h('a', { class: 'mono', href: links.lineage(nodeId, { column: f.name }), 'data-link': '', title: 'Column lineage' }, f.name)),
+        h('td', { class: 'mono muted' }, f.type || '—'),
+        h('td', { class: 'muted' }, f.description || ''))), { id: 'schema-table' }) : emptyState('No schema', 'No event has described the columns of this dataset.')),
+      section('About', kv([
+        ['Type', ds.type], ['Physical name', ds.physicalName !== ds.name ? ds.physicalName : null],
+        ['Created', fmtTime(ds.createdAt)], ['Updated', fmtTime(ds.updatedAt)],
+        ['Last modified', ds.lastModifiedAt ? fmtTime(ds.lastModifiedAt) : null],
+        ['Current version', ds.currentVersion ? h('span', { class: 'mono' }, shortId(ds.currentVersion)) : null],
+        ['Tags', (ds.tags || []).length ? ds.tags.map((t) => (typeof t === 'string' ? t : t.name)).join(', ') : null],
+      ]), h('h3', null, 'Producers and consumers'), neighboursEl)),
+    section('Rows written per run', chartEl),
+    section('Versions', versionsEl),
+    section('Facets', facetList(ds.facets))));
+
+  loadInto(neighboursEl, () => api.lineage(nodeId, 1), (g) => {
+    const me = (g.graph || []).find((n) => n.id === nodeId);
+    const byId = new Map((g.graph || []).map((n) => [n.id, n]));
+    const jobs = (ids) => ids.map((id) => byId.get(id)).filter((n) => n && n.type === 'JOB');
+    const producers = jobs((me?.inEdges || []).map((e) => e.origin));
+    const consumers = jobs((me?.outEdges || []).map((e) => e.destination));
+    const list = (ns, empty, id) => (ns.length ? h('ul', { class: 'plain', id }, ns.map((n) => {
+      const parts = jobName(n.data.name);
+      return h('li', { class: 'job-ref' },
+        h('div', null,
+          h('a', { href: links.job(n.data.namespace, n.data.name), 'data-link': '', title: n.data.name }, parts.short),
+          h('div', { class: 'muted small break' }, contextLine(parts, n.data.namespace))),
+        n.data.latestRun ? badge(n.data.latestRun.state) : null);
+    })) : h('p', { class: 'muted' }, empty));
+    return [h('h4', null, 'Written by'), list(producers, 'No known producer.', 'producers'),
+      h('h4', null, 'Read by'), list(consumers, 'No known consumer.', 'consumers')];
+  });
+
+  loadInto(versionsEl, () => api.datasetVersions(namespace, name, 50), (res) => {
+    const versions = res.versions || [];
+    mount(chartEl, rowsChart(versions, name, namespace));
+    if (!versions.length) return emptyState('No versions yet');
+    // Versions come newest first; each is compared with the one before it in time.
+    const all = (res.totalCount ?? versions.length) <= versions.length;
+    return h('div', { class: 'versions', id: 'versions' }, versions.map((v, i) => versionRow(v, versions[i + 1], all)),
+      all ? null : h('p', { class: 'muted small' }, `Showing the newest ${versions.length} of ${res.totalCount} versions.`));
+  });
+  return null;
+}
+
+function versionRow(v, prev, all) {
+  const run = v.createdByRun;
+  const diff = prev ? schemaDiff(prev.fields, v.fields) : null;
+  const changes = diff && !diff.same ? h('div', { class: 'diff' },
+    diff.added.map((f) => h('div', { class: 'diff-add' }, '+ ', h('span', { class: 'mono' }, f.name), h('span', { class: 'muted' }, ` ${f.type || ''}`))),
+    diff.removed.map((f) => h('div', { class: 'diff-del' }, '− ', h('span', { class: 'mono' }, f.name), h('span', { class: 'muted' }, ` ${f.type || ''}`))),
+    diff.changed.map((c) => h('div', { class: 'diff-chg' }, '~ ', h('span', { class: 'mono' }, c.name), h('span', { class: 'muted' }, ` ${c.from || '?'} → ${c.to || '?'}`)))) : null;
+  return h('div', { class: 'version', 'data-version': v.version },
+    h('div', { class: 'version-head' },
+      h('span', { class: 'mono version-id', title: v.version }, shortId(v.version)),
+      h('span', { class: 'muted' }, fmtTime(v.createdAt)),
+      v.lifecycleState ? h('span', { class: 'tag' }, v.lifecycleState) : null,
+      h('span', { class: 'muted' }, `${(v.fields || []).length} columns`),
+      h('span', { class: 'spacer' }),
+      run ? [badge(run.state), ' ', h('a', { href: links.run(run.id), 'data-link': '', class: 'mono' }, `run ${shortId(run.id)}`)] : h('span', { class: 'muted' }, 'no run')),
+    prev ? (changes || h('div', { class: 'muted small' }, 'Same schema as the previous version'))
+      : all ? h('div', { class: 'muted small' }, 'First version') : null);
+}
+
+/** Rows written by the run that produced each version, oldest first. */
+export function rowsOfVersion(v, name, namespace) {
+  const stats = v.facets && v.facets.outputStatistics;
+  if (stats && stats.rowCount !== undefined) return stats.rowCount;
+  const outs = (v.createdByRun && v.createdByRun.outputDatasetVersions) || [];
+  for (const o of outs) {
+    const id = versionId(o);
+    if (id.name === name && id.namespace === namespace) {
+      const st = o.facets && o.facets.outputStatistics;
+      if (st && st.rowCount !== undefined) return st.rowCount;
+    }
+  }
+  return null;
+}
+
+function rowsChart(versions, name, namespace) {
+  const items = versions.slice().reverse().map((v) => ({
+    label: fmtShortTime(v.createdAt),
+    value: rowsOfVersion(v, name, namespace),
+    state: v.createdByRun ? v.createdByRun.state : null,
+    href: v.createdByRun ? links.run(v.createdByRun.id) : null,
+    title: `version ${shortId(v.version)}`,
+  }));
+  return barChart(items, { format: (x) => fmtNumber(Math.round(x)), emptyText: 'No run reported how many rows it wrote.', ariaLabel: 'Rows written per run' });
+}
+

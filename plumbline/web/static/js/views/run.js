@@ -1,0 +1,77 @@
+// Run page: state and timing, error and stack trace, parent run, per-dataset statistics, facets.
+import { api, links } from '../api.js';
+import { badge, errorState, facetList, h, mount, section, spinner, table } from '../dom.js';
+import { fmtBytes, fmtDuration, fmtNumber, fmtTime, shortId, runDuration } from '../format.js';
+import { header, kv, loadInto, versionId } from './common.js';
+
+export async function renderRun(root, { id }) {
+  document.title = `Run ${shortId(id)} · plumbline`;
+  mount(root, h('div', { class: 'page' }, spinner()));
+  let run;
+  try {
+    run = await api.run(id);
+  } catch (err) {
+    mount(root, h('div', { class: 'page' }, errorState(err, () => renderRun(root, { id }))));
+    return null;
+  }
+  const facets = run.facets || {};
+  const job = run.jobVersion || {};
+  const err = facets.errorMessage;
+  const parent = facets.parent;
+  const jobFacetsEl = h('div');
+  mount(root, h('div', { class: 'page' },
+    header('Run', h('span', { class: 'mono' }, run.id),
+      job.name ? h('span', null, 'of job ', h('a', { href: links.job(job.namespace, job.name), 'data-link': '' }, job.name), h('span', { class: 'muted' }, ` · ${job.namespace}`)) : null,
+      badge(run.state)),
+    err ? h('div', { class: 'alert alert-error', id: 'run-error' },
+      h('strong', null, 'Error'),
+      errorMessage(err.message),
+      err.stackTrace ? h('details', { class: 'stack', open: true }, h('summary', null, `Stack trace${err.programmingLanguage ? ` (${err.programmingLanguage})` : ''}`),
+        h('pre', { class: 'stacktrace', id: 'stack-trace' }, err.stackTrace)) : null) : null,
+    h('div', { class: 'grid-2' },
+      section('Timing', kv([
+        ['State', badge(run.state)],
+        ['Started', fmtTime(run.startedAt)], ['Ended', fmtTime(run.endedAt)],
+        ['Duration', fmtDuration(runDuration(run))],
+        ['Nominal start', run.nominalStartTime ? fmtTime(run.nominalStartTime) : null],
+        ['Created', fmtTime(run.createdAt)], ['Updated', fmtTime(run.updatedAt)],
+        ['Job version', job.version ? h('span', { class: 'mono', title: job.version }, shortId(job.version)) : null],
+      ])),
+      section('Parent run', parent && parent.run ? h('div', { id: 'parent-run' }, kv([
+        ['Job', h('a', { href: links.job(parent.job.namespace, parent.job.name), 'data-link': '' }, parent.job.name)],
+        ['Namespace', parent.job.namespace],
+        ['Run', h('a', { class: 'mono', href: links.run(parent.run.runId), 'data-link': '' }, parent.run.runId)],
+      ])) : h('p', { class: 'muted' }, 'This run has no parent.'))),
+    section('Inputs', ioTable(run.inputDatasetVersions || [], 'inputStatistics', 'inputs-table')),
+    section('Outputs', ioTable(run.outputDatasetVersions || [], 'outputStatistics', 'outputs-table')),
+    section('Run facets', facetList(facets)),
+    section('Job facets', jobFacetsEl)));
+  loadInto(jobFacetsEl, () => api.runFacets(id, 'job'), (res) => facetList(res.facets));
+  return null;
+}
+
+/** The error's message; a long one (Spark puts a stack in it) shows its head and folds the rest. */
+function errorMessage(message) {
+  const text = String(message || '');
+  const lines = text.split('\n');
+  if (lines.length <= 4 && text.length <= 600) return h('div', { class: 'mono alert-msg', id: 'error-message' }, text);
+  const head = lines.slice(0, 3).join('\n');
+  return h('div', { id: 'error-message-long' },
+    h('div', { class: 'mono alert-msg', id: 'error-message' }, head.length > 600 ? `${head.slice(0, 600)}…` : head),
+    h('details', { class: 'stack' }, h('summary', null, `Full message (${lines.length} lines)`),
+      h('pre', { class: 'stacktrace' }, text)));
+}
+
+function ioTable(list, statsKey, tableId) {
+  if (!list.length) return h('p', { class: 'muted' }, 'None');
+  return table(['Dataset', 'Version', 'Rows#', 'Size#', 'Files#'], list.map((dv) => {
+    const id = versionId(dv);
+    const st = (dv.facets && (dv.facets[statsKey] || dv.facets.outputStatistics || dv.facets.inputStatistics)) || {};
+    return h('tr', null,
+      h('td', null, h('a', { href: links.dataset(id.namespace, id.name), 'data-link': '' }, id.name), h('div', { class: 'muted small' }, id.namespace)),
+      h('td', { class: 'mono muted', title: id.version || '' }, shortId(id.version)),
+      h('td', { class: 'num' }, fmtNumber(st.rowCount)),
+      h('td', { class: 'num' }, fmtBytes(st.size)),
+      h('td', { class: 'num' }, st.fileCount === undefined ? '—' : fmtNumber(st.fileCount)));
+  }), { id: tableId });
+}

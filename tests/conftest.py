@@ -1,0 +1,174 @@
+"""Shared fixtures: a store database on SQLite and on PostgreSQL, and a live server on a free port.
+
+Every test that takes ``db_url`` runs twice, once per backend. PostgreSQL tests get a fresh database
+cloned from a migrated template (fast), and drop it afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+
+PG_ADMIN_URL = os.environ.get(
+    "PLUMBLINE_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+)
+SPEC_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "openlineage-spec"
+JDBC_JAR = Path("/usr/share/java/postgresql.jar")  # Debian's libpostgresql-jdbc-java
+SPARK_APP_NAME = "plumblineTests"  # jobs of the capture are named plumbline_tests.<command>.<output>
+
+
+def _pg_admin() -> Engine:
+    return sa.create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
+
+
+@pytest.fixture(scope="session")
+def pg_template() -> Iterator[str]:
+    """Name of a PostgreSQL database migrated to the newest schema, used as a template."""
+    from plumbline.store.engine import create_store_engine
+    from plumbline.store.migrate import upgrade
+
+    name = f"plumbline_tpl_{uuid.uuid4().hex[:10]}"
+    admin = _pg_admin()
+    with admin.connect() as connection:
+        connection.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    engine = create_store_engine(sa.make_url(PG_ADMIN_URL).set(database=name).render_as_string(False))
+    upgrade(engine)
+    engine.dispose()
+    yield name
+    with admin.connect() as connection:
+        connection.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    admin.dispose()
+
+
+@pytest.fixture
+def pg_url(request: pytest.FixtureRequest) -> Iterator[str]:
+    """URL of a fresh, empty (unmigrated) PostgreSQL database, dropped after the test."""
+    yield from _fresh_pg_database(template="template0")
+
+
+def _fresh_pg_database(template: str) -> Iterator[str]:
+    name = f"plumbline_t_{uuid.uuid4().hex[:12]}"
+    admin = _pg_admin()
+    with admin.connect() as connection:
+        connection.execute(sa.text(f'CREATE DATABASE "{name}" TEMPLATE "{template}"'))
+    try:
+        yield sa.make_url(PG_ADMIN_URL).set(database=name).render_as_string(False)
+    finally:
+        with admin.connect() as connection:
+            connection.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+@pytest.fixture(
+    params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)],
+)
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A migrated store database URL, once on SQLite and once on PostgreSQL."""
+    if request.param == "sqlite":
+        from plumbline.store.engine import create_store_engine
+        from plumbline.store.migrate import upgrade
+
+        url = f"sqlite:///{tmp_path / 'store.db'}"
+        engine = create_store_engine(url)
+        upgrade(engine)
+        engine.dispose()
+        yield url
+    else:
+        yield from _fresh_pg_database(template=request.getfixturevalue("pg_template"))
+
+
+@pytest.fixture
+def engine(db_url: str) -> Iterator[Engine]:
+    """An engine on the migrated test database (both backends)."""
+    from plumbline.store.engine import create_store_engine
+
+    eng = create_store_engine(db_url)
+    yield eng
+    eng.dispose()
+
+
+@dataclass
+class LiveServer:
+    """A plumbline server running on a free local port."""
+
+    url: str
+    db_url: str
+    app: object
+
+    @property
+    def lineage_url(self) -> str:
+        return f"{self.url}/api/v1/lineage"
+
+
+@pytest.fixture
+def make_server(db_url: str) -> Iterator[Callable[..., LiveServer]]:
+    """Start servers on the test database with custom settings: ``make_server(auth="required")``."""
+    from plumbline.server.app import create_app
+    from plumbline.server.runner import BackgroundServer
+    from plumbline.server.settings import ServerSettings
+
+    started: list[BackgroundServer] = []
+
+    def start(**overrides: object) -> LiveServer:
+        settings = ServerSettings(db_url=overrides.pop("db_url", db_url), port=0, **overrides)  # type: ignore[arg-type]
+        app = create_app(settings)
+        server = BackgroundServer(app, port=0)
+        url = server.start()
+        started.append(server)
+        return LiveServer(url=url, db_url=settings.db_url, app=app)
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+@pytest.fixture
+def live_server(make_server: Callable[..., LiveServer]) -> LiveServer:
+    """A plumbline server with default settings on the test database (both backends)."""
+    return make_server()
+
+
+@pytest.fixture(scope="session")
+def spec_dir() -> Path:
+    """The official OpenLineage JSON Schemas and examples (../shared/openlineage-spec)."""
+    assert SPEC_DIR.is_dir(), f"missing OpenLineage spec files at {SPEC_DIR}"
+    return SPEC_DIR
+
+
+@pytest.fixture(scope="session")
+def spark_workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Scratch space of the test session's SparkSession (warehouse, Derby metastore)."""
+    return tmp_path_factory.mktemp("spark")
+
+
+@pytest.fixture(scope="session")
+def spark(spark_workdir: Path) -> Iterator[object]:
+    """The one local SparkSession of the whole test session (2 cores, small shuffles, no UI).
+
+    Folders that need other runtime settings set them for their own tests and restore them.
+    """
+    from pyspark.sql import SparkSession
+
+    builder = (
+        SparkSession.builder.master("local[2]")
+        .appName(SPARK_APP_NAME)
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.driver.memory", "1g")
+        .config("spark.sql.warehouse.dir", str(spark_workdir / "warehouse"))
+        .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={spark_workdir}")
+    )
+    if JDBC_JAR.exists():
+        builder = builder.config("spark.jars", str(JDBC_JAR))
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()

@@ -1,0 +1,95 @@
+"""Gateway settings: the auth default by bind address, forward targets and catalogs from flags and TOML."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from plumbline.server.config import ConfigError, build_settings
+from plumbline.server.settings import ForwardTarget
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize(
+    ("host", "expected"),
+    [("127.0.0.1", "open"), ("localhost", "open"), ("::1", "open"), ("0.0.0.0", "required"), ("10.1.2.3", "required")],
+)
+def test_auth_default_depends_on_the_bind_address(host: str, expected: str) -> None:
+    assert build_settings(db_url="sqlite://", host=host).auth == expected
+
+
+def test_open_on_a_public_address_needs_allow_open_public() -> None:
+    with pytest.raises(ConfigError, match="refusing to serve without auth on 0.0.0.0"):
+        build_settings(db_url="sqlite://", host="0.0.0.0", auth="open")
+    assert build_settings(db_url="sqlite://", host="0.0.0.0", auth="open", allow_open_public=True).auth == "open"
+
+
+def test_serve_refuses_open_on_a_public_address() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "plumbline", "serve", "--db", "sqlite://", "--host", "0.0.0.0", "--auth", "open", "--port", "0"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 1
+    assert "refusing to serve without auth on 0.0.0.0" in result.stderr
+    assert "--allow-open-public" in result.stderr
+
+
+def test_flags_and_config_file_merge(tmp_path: Path) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text(
+        """
+auth = "required"
+[[forward]]
+url = "http://marquez:5000"
+api_key = "k"
+headers = { X-A = "1" }
+
+[catalog.lake]
+type = "sql"
+uri = "sqlite:////tmp/c.db"
+"""
+    )
+    settings = build_settings(
+        db_url="sqlite://",
+        forward_urls=("http://marquez:5000", "http://other:9000/custom"),
+        catalog_options=("wh:type=sql,uri=sqlite:////tmp/w.db,warehouse=file:///tmp/wh",),
+        config_file=config,
+    )
+    assert settings.auth == "required"
+    assert settings.forward == (
+        ForwardTarget(url="http://marquez:5000", api_key="k", headers={"X-A": "1"}),
+        ForwardTarget(url="http://other:9000/custom"),
+    )
+    assert settings.catalogs == {
+        "lake": {"type": "sql", "uri": "sqlite:////tmp/c.db"},
+        "wh": {"type": "sql", "uri": "sqlite:////tmp/w.db", "warehouse": "file:///tmp/wh"},
+    }
+    with pytest.raises(ConfigError, match="expected NAME:key=value"):
+        build_settings(db_url="sqlite://", catalog_options=("no-colon",))
+
+
+def test_outbox_policy_comes_from_the_config_file(tmp_path: Path) -> None:
+    config = tmp_path / "plumbline.toml"
+    config.write_text("[outbox]\nmax_attempts = 3\nbase_delay_s = 0.25\n")
+    settings = build_settings(db_url="sqlite://", config_file=config)
+    assert settings.outbox is not None
+    assert (settings.outbox.max_attempts, settings.outbox.base_delay_s) == (3, 0.25)
+    assert settings.outbox.max_delay_s == 300.0  # untouched defaults stay
+    assert build_settings(db_url="sqlite://").outbox is None
+
+
+def test_bad_outbox_table_names_the_setting(tmp_path: Path) -> None:
+    config = tmp_path / "plumbline.toml"
+    config.write_text('[outbox]\nmax_attempts = "many"\n')
+    with pytest.raises(ConfigError, match=r"\[outbox\] max_attempts must be a number"):
+        build_settings(db_url="sqlite://", config_file=config)
+    config.write_text("[outbox]\nretries = 3\n")
+    with pytest.raises(ConfigError, match="unknown \\[outbox\\] settings: retries"):
+        build_settings(db_url="sqlite://", config_file=config)

@@ -1,0 +1,169 @@
+"""Inputs of every kind a plan can hold, and column lineage through views, cache, unions,
+joins, subqueries, CTEs, windows, CASE, UDFs and generators."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pyspark.sql import Window
+from pyspark.sql import functions as F
+
+pytestmark = pytest.mark.spark
+
+
+@pytest.fixture()
+def sources(spark: Any, workdir: Path) -> tuple[str, str]:
+    orders, customers = str(workdir / "orders"), str(workdir / "customers")
+    spark.createDataFrame(
+        [(1, 10, 5.0, "a,b"), (2, 10, 7.0, "c"), (3, 20, 1.0, "d")],
+        "order_id long, customer_id long, amount double, tags string",
+    ).coalesce(1).write.parquet(orders)
+    spark.createDataFrame([(10, "ann"), (20, "bob")], "customer_id long, name string").coalesce(
+        1
+    ).write.parquet(customers)
+    return orders, customers
+
+
+def _complete(captured: Any, write: Any) -> dict[str, Any]:
+    captured.mark()
+    write()
+    events = captured.actions()
+    assert [e["eventType"] for e in events] == ["START", "COMPLETE"]
+    return events[1]
+
+
+def _fields(event: dict[str, Any]) -> dict[str, list[tuple[str, str, str, str]]]:
+    fields = event["outputs"][0]["facets"]["columnLineage"]["fields"]
+    return {
+        column: [
+            (Path(f["name"]).name, f["field"], t["type"], t["subtype"])
+            for f in value["inputFields"]
+            for t in f["transformations"]
+        ]
+        for column, value in fields.items()
+    }
+
+
+def _dataset(event: dict[str, Any]) -> list[tuple[str, str, str]]:
+    return [
+        (Path(f["name"]).name, f["field"], t["subtype"])
+        for f in event["outputs"][0]["facets"]["columnLineage"]["dataset"]
+        for t in f["transformations"]
+    ]
+
+
+def test_join_through_temp_view_and_cache(
+    spark: Any, captured: Any, sources: tuple[str, str], workdir: Path
+) -> None:
+    orders, customers = sources
+    spark.read.parquet(orders).createOrReplaceTempView("plumbline_orders")
+    cached = spark.read.parquet(customers).cache()
+    cached.count()
+    out = str(workdir / "joined")
+    joined = spark.table("plumbline_orders").join(cached, "customer_id")
+    end = _complete(
+        captured, lambda: joined.select("order_id", "name").write.mode("overwrite").parquet(out)
+    )
+    assert sorted(i["name"] for i in end["inputs"]) == sorted([orders, customers])
+    assert _fields(end) == {
+        "order_id": [("orders", "order_id", "DIRECT", "IDENTITY")],
+        "name": [("customers", "name", "DIRECT", "IDENTITY")],
+    }
+    assert sorted(_dataset(end)) == [
+        ("customers", "customer_id", "JOIN"),
+        ("orders", "customer_id", "JOIN"),
+    ]
+    stats = {
+        Path(i["name"]).name: i["inputFacets"]["inputStatistics"]["rowCount"] for i in end["inputs"]
+    }
+    assert stats == {"orders": 3, "customers": 2}
+    cached.unpersist()
+
+
+def test_union_self_join_and_subquery(
+    spark: Any, captured: Any, sources: tuple[str, str], workdir: Path
+) -> None:
+    orders, customers = sources
+    o = spark.read.parquet(orders)
+    c = spark.read.parquet(customers)
+    union = o.select(F.col("customer_id").alias("cid")).union(c.select("customer_id"))
+    end = _complete(captured, lambda: union.write.mode("overwrite").parquet(str(workdir / "u")))
+    assert _fields(end) == {
+        "cid": [
+            ("customers", "customer_id", "DIRECT", "IDENTITY"),
+            ("orders", "customer_id", "DIRECT", "IDENTITY"),
+        ]
+    }
+    a, b = o.alias("a"), o.alias("b")
+    self_join = a.join(b, F.col("a.order_id") == F.col("b.order_id")).select(
+        F.col("a.order_id").alias("x"), F.col("b.amount").alias("y")
+    )
+    end = _complete(captured, lambda: self_join.write.mode("overwrite").parquet(str(workdir / "s")))
+    assert [i["name"] for i in end["inputs"]] == [orders]
+    assert _fields(end) == {
+        "x": [("orders", "order_id", "DIRECT", "IDENTITY")],
+        "y": [("orders", "amount", "DIRECT", "IDENTITY")],
+    }
+    assert _dataset(end) == [("orders", "order_id", "JOIN")]
+    assert end["inputs"][0]["inputFacets"]["inputStatistics"]["rowCount"] == 6  # read twice
+
+    spark.read.parquet(orders).createOrReplaceTempView("plumbline_o")
+    spark.read.parquet(customers).createOrReplaceTempView("plumbline_c")
+    query = spark.sql(
+        "SELECT order_id, (SELECT max(name) FROM plumbline_c) AS top FROM plumbline_o "
+        "WHERE customer_id IN (SELECT customer_id FROM plumbline_c)"
+    )
+    end = _complete(captured, lambda: query.write.mode("overwrite").parquet(str(workdir / "q")))
+    assert sorted(i["name"] for i in end["inputs"]) == sorted([orders, customers])
+    assert _fields(end) == {
+        "order_id": [("orders", "order_id", "DIRECT", "IDENTITY")],
+        "top": [("customers", "name", "DIRECT", "AGGREGATION")],
+    }
+    assert sorted(_dataset(end)) == [
+        ("customers", "customer_id", "FILTER"),
+        ("orders", "customer_id", "FILTER"),
+    ]
+
+
+def test_cte_window_case_udf_explode(
+    spark: Any, captured: Any, sources: tuple[str, str], workdir: Path
+) -> None:
+    orders, _ = sources
+    spark.read.parquet(orders).createOrReplaceTempView("plumbline_o")
+    cte = spark.sql(
+        "WITH big AS (SELECT order_id, amount FROM plumbline_o WHERE amount > 2) "
+        "SELECT order_id, CASE WHEN amount > 6 THEN 'high' ELSE 'low' END AS band FROM big"
+    )
+    end = _complete(captured, lambda: cte.write.mode("overwrite").parquet(str(workdir / "cte")))
+    assert _fields(end) == {
+        "order_id": [("orders", "order_id", "DIRECT", "IDENTITY")],
+        "band": [("orders", "amount", "INDIRECT", "CONDITIONAL")],
+    }
+    assert _dataset(end) == [("orders", "amount", "FILTER")]
+
+    window = Window.partitionBy("customer_id").orderBy("order_id")
+    ranked = spark.read.parquet(orders).select(
+        "order_id", F.sum("amount").over(window).alias("running")
+    )
+    end = _complete(captured, lambda: ranked.write.mode("overwrite").parquet(str(workdir / "w")))
+    assert _fields(end) == {
+        "order_id": [("orders", "order_id", "DIRECT", "IDENTITY")],
+        "running": [
+            ("orders", "amount", "DIRECT", "AGGREGATION"),
+            ("orders", "customer_id", "INDIRECT", "WINDOW"),
+            ("orders", "order_id", "INDIRECT", "WINDOW"),
+        ],
+    }
+
+    double = F.udf(lambda v: v * 2.0, "double")
+    exploded = spark.read.parquet(orders).select(
+        double("amount").alias("twice"), F.explode(F.split("tags", ",")).alias("tag")
+    )
+    end = _complete(captured, lambda: exploded.write.mode("overwrite").parquet(str(workdir / "x")))
+    assert _fields(end) == {
+        "twice": [("orders", "amount", "DIRECT", "TRANSFORMATION")],
+        "tag": [("orders", "tags", "DIRECT", "TRANSFORMATION")],
+    }
+    assert end["outputs"][0]["outputFacets"]["outputStatistics"]["rowCount"] == 4

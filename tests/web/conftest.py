@@ -1,0 +1,137 @@
+"""Fixtures for the web UI tests: a headless Chromium, a static server for the UI's modules,
+and a place for screenshots (test-artifacts/ui/, gitignored)."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import shutil
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+from plumbline.web.routes import STATIC_DIR
+
+from . import lineage_events
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "ui"
+HARNESS = b"<!doctype html><meta charset=utf-8><title>harness</title><body></body>"
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    """One headless Chromium (Debian's package) for the whole session."""
+    if not Path(CHROMIUM).exists() or shutil.which(CHROMIUM) is None:
+        pytest.skip(f"{CHROMIUM} is not installed")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser: object) -> Iterator[object]:
+    """A fresh page (own context, so sessionStorage starts empty) at 1440x900."""
+    context = browser.new_context(viewport={"width": 1440, "height": 900})  # type: ignore[attr-defined]
+    pg = context.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    pg.page_errors = errors  # type: ignore[attr-defined]
+    yield pg
+    context.close()
+
+
+class _StaticHandler(http.server.SimpleHTTPRequestHandler):
+    def do_GET(self) -> None:  # noqa: N802 (stdlib name)
+        if self.path == "/__harness__.html":
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(HARNESS)))
+            self.end_headers()
+            self.wfile.write(HARNESS)
+            return
+        super().do_GET()
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        pass
+
+
+@pytest.fixture(scope="session")
+def static_url() -> Iterator[str]:
+    """A stdlib HTTP server on a free port serving plumbline/web/static (for pure-module tests)."""
+    handler = functools.partial(_StaticHandler, directory=str(STATIC_DIR))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+def harness(page: object, static_url: str) -> object:
+    """A blank page on the static server's origin: tests import the UI's modules into it."""
+    page.goto(f"{static_url}/__harness__.html")  # type: ignore[attr-defined]
+    return page
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    """Directory for screenshots."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return ARTIFACTS
+
+
+@dataclass
+class UiServer:
+    """A live plumbline server holding the known lineage of lineage_events.py."""
+
+    url: str
+    db_url: str
+
+
+def _start_server(db_url: str, **settings: object) -> tuple[object, str]:
+    from plumbline.server.app import create_app
+    from plumbline.server.runner import BackgroundServer
+    from plumbline.server.settings import ServerSettings
+
+    app = create_app(ServerSettings(db_url=db_url, port=0, **settings))  # type: ignore[arg-type]
+    server = BackgroundServer(app, port=0)
+    return server, server.start()
+
+
+def post_events(url: str, events: list[dict], token: str | None = None) -> None:
+    """POST each event to the server's lineage endpoint, as a producer would."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    with httpx.Client(base_url=url, timeout=60, headers=headers) as client:
+        for event in events:
+            r = client.post("/api/v1/lineage", json=event)
+            assert r.status_code == 201, (r.status_code, r.text)
+
+
+@pytest.fixture(scope="module")
+def ui_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UiServer]:
+    """A server on a fresh SQLite store with the hand-written event set posted over HTTP."""
+    db_url = f"sqlite:///{tmp_path_factory.mktemp('ui') / 'store.db'}"
+    server, url = _start_server(db_url)
+    try:
+        post_events(url, lineage_events.events())
+        yield UiServer(url=url, db_url=db_url)
+    finally:
+        server.stop()  # type: ignore[attr-defined]
