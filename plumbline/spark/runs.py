@@ -17,7 +17,7 @@ from typing import Any
 
 from plumbline.spark import events, jvm
 from plumbline.spark.extract import ActionFacts, add_metrics, describe_action, reusable
-from plumbline.spark.versions import local_version
+from plumbline.spark.versions import file_output_version
 
 log = logging.getLogger(__name__)
 
@@ -128,9 +128,8 @@ class RunTracker:
         versions = {}
         if facts.error is None:
             for output in facts.outputs:
-                version = local_version(output.local_path) if output.local_path else None
-                if version and output.lifecycle != "DROP":
-                    versions[output.id.key] = version
+                if output.local_path and output.lifecycle != "DROP":
+                    versions[output.id.key] = file_output_version(run.run_id)
         inputs, outputs = events.datasets(facts, with_stats=True, versions=versions)
         run_facets = self._run_facets()
         if facts.error is not None:
