@@ -1,6 +1,8 @@
-"""`plumbline db upgrade`: apply schema migrations."""
+"""`plumbline db upgrade` applies schema migrations; `plumbline db prune` trims per-run history."""
 
 from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
 
 import click
 
@@ -32,3 +34,76 @@ def upgrade(db_url: str | None) -> None:
     except StoreError as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(f"database at revision {after} (was {before or 'empty'})")
+
+
+_UNITS = {
+    "m": timedelta(minutes=1),
+    "h": timedelta(hours=1),
+    "d": timedelta(days=1),
+    "w": timedelta(weeks=1),
+}
+
+
+def _age(text: str) -> timedelta:
+    """`30d`, `12h`, `2w`, `90m` as a timedelta (a click parameter converter)."""
+    number, unit = text[:-1], text[-1:].lower()
+    if unit not in _UNITS or not number.isdigit() or int(number) == 0:
+        raise click.BadParameter(
+            f"{text!r}: expected a positive number and a unit m, h, d or w (e.g. 30d)"
+        )
+    return int(number) * _UNITS[unit]
+
+
+def _instant(text: str) -> datetime:
+    """An ISO 8601 date or date-time; naive values are taken as UTC."""
+    try:
+        value = datetime.fromisoformat(text)
+    except ValueError:
+        raise click.BadParameter(f"{text!r}: expected an ISO 8601 date or date-time") from None
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+@db.command()
+@click.option(
+    "--db",
+    "db_url",
+    envvar="PLUMBLINE_DB",
+    help="Database URL (default: PLUMBLINE_DB, else the user data dir's SQLite file).",
+)
+@click.option(
+    "--older-than", "older_than", help="Prune what is older than this age: 30d, 12h, 2w, 90m."
+)
+@click.option(
+    "--before",
+    "before_text",
+    help="Prune what is older than this ISO 8601 date or time (UTC if no zone).",
+)
+@click.option("--dry-run", is_flag=True, help="Count what would be deleted; change nothing.")
+def prune(
+    db_url: str | None, older_than: str | None, before_text: str | None, dry_run: bool
+) -> None:
+    """Delete raw events and finished runs older than a cut-off.
+
+    Lineage (datasets, jobs, fields, edges) is never pruned, and every job keeps its latest run.
+    """
+    from plumbline.store.errors import StoreError
+    from plumbline.store.migrate import check_not_newer, current_revision, head_revision
+    from plumbline.store.write.prune import prune as run_prune
+
+    if (older_than is None) == (before_text is None):
+        raise click.UsageError("give exactly one of --older-than and --before")
+    before = _instant(before_text) if before_text else datetime.now(UTC) - _age(older_than or "")
+    engine = create_store_engine(db_url or default_db_url())
+    try:
+        check_not_newer(engine)
+    except StoreError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if current_revision(engine) != head_revision():
+        raise click.ClickException(
+            "the database is not at the newest schema: run `plumbline db upgrade` first"
+        )
+    deleted = run_prune(engine, before, dry_run=dry_run)
+    verb = "would delete" if dry_run else "deleted"
+    click.echo(f"cut-off {before.isoformat(timespec='seconds')}")
+    for table, count in deleted.items():
+        click.echo(f"{verb} {count} {table} rows")

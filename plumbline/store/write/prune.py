@@ -15,13 +15,14 @@ from sqlalchemy.engine import Engine
 from plumbline.store.schema import dataset_versions, datasets, jobs, lineage_events, runs
 
 
-def prune(engine: Engine, before: datetime) -> dict[str, int]:
+def prune(engine: Engine, before: datetime, *, dry_run: bool = False) -> dict[str, int]:
     """Delete raw events received before ``before`` and runs that ended before it.
 
     Returns the number of rows deleted per table (run states and run inputs/outputs go with
-    their runs).
+    their runs). With ``dry_run`` the same deletes run in a transaction that is rolled back, so
+    the counts are exact and nothing changes.
     """
-    with engine.begin() as connection:
+    with engine.connect() as connection, connection.begin() as transaction:
         events = connection.execute(
             sa.delete(lineage_events).where(lineage_events.c.received_at < before)
         ).rowcount
@@ -40,4 +41,6 @@ def prune(engine: Engine, before: datetime) -> dict[str, int]:
         pruned_runs = connection.execute(
             sa.delete(runs).where(runs.c.ended_at < before).where(runs.c.uuid.not_in(latest))
         ).rowcount
+        if dry_run:
+            transaction.rollback()
     return {"lineage_events": events, "runs": pruned_runs, "dataset_versions": versions}
