@@ -42,3 +42,35 @@ def test_empty_postgres_database_is_migrated(pg_url: str) -> None:
     assert upgrade(engine) == head_revision()
     assert "lineage_events" in sa.inspect(engine).get_table_names()
     engine.dispose()
+
+
+def test_edge_tables_leave_room_for_updates_on_postgres(engine: sa.Engine) -> None:
+    """Revision 0002: the edge tables' pages keep free space (HOT updates of counters)."""
+    if engine.dialect.name != "postgresql":
+        pytest.skip("fillfactor is a PostgreSQL storage setting")
+    with engine.connect() as connection:
+        options = dict(
+            connection.execute(
+                sa.text("SELECT relname, reloptions FROM pg_class WHERE relname = ANY(:names)"),
+                {"names": ["column_lineage_edges", "column_dataset_edges", "job_dataset_edges"]},
+            ).all()
+        )
+    assert options == {
+        name: ["fillfactor=50"]
+        for name in ("column_lineage_edges", "column_dataset_edges", "job_dataset_edges")
+    }
+
+
+def test_downgrade_to_first_revision_and_upgrade_again(db_url: str) -> None:
+    """A database at revision 0001 (before the edge fillfactor) upgrades to the head cleanly."""
+    from alembic import command
+
+    from plumbline.store.migrate import _alembic_config
+
+    engine = create_store_engine(db_url)
+    config = _alembic_config(engine)
+    command.downgrade(config, "0001")
+    assert current_revision(engine) == "0001"
+    assert upgrade(engine) == head_revision()
+    assert current_revision(engine) == head_revision() != "0001"
+    engine.dispose()
