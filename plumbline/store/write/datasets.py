@@ -305,6 +305,7 @@ def _load_state(connection: Connection, batch: Batch) -> None:
         state = row._asdict()
         state["key"] = (state.pop("namespace"), state.pop("name"))
         state["facets"] = None  # loaded below for the datasets that get facets
+        state["facets_changed"] = False
         state["last_modified_at"] = as_utc(state["last_modified_at"])
         # a soft-deleted dataset that events mention again comes back, as in Marquez
         state["changed"] = bool(state["is_hidden"])
@@ -541,7 +542,7 @@ def update_datasets(connection: Connection, batch: Batch) -> None:
             merged = merge_facets(state["facets"], sent)
             if merged != state["facets"]:
                 state["facets"] = merged
-                state["changed"] = True
+                state["changed"] = state["facets_changed"] = True
         source_id = (
             batch.source_ids.get(source_of(appearance)[0]) if _data_source(appearance) else None
         )
@@ -558,7 +559,7 @@ def update_datasets(connection: Connection, batch: Batch) -> None:
             if documentation.description != state["description"]:
                 state["description"] = documentation.description
                 state["changed"] = True
-    # datasets whose facets were not loaded (none sent) keep their stored facets
+    # the facets (often large: schema, column lineage) are only sent back when they changed
     for with_facets in (True, False):
         updates = [
             {
@@ -574,7 +575,7 @@ def update_datasets(connection: Connection, batch: Batch) -> None:
                 "updated_at": batch.now,
             }
             for dataset_id, state in sorted(batch.dataset_state.items())
-            if state["changed"] and (state["facets"] is not None) == with_facets
+            if state["changed"] and state["facets_changed"] == with_facets
         ]
         if updates:
             statement = (

@@ -5,11 +5,11 @@ The same statements run on SQLite and PostgreSQL; only these helpers know the di
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
+import orjson
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.dialects.postgresql import ARRAY
@@ -155,21 +155,15 @@ def execute_many(
             compiled.string, [tuple(value(row[name]) for name in names) for row in rows]
         )
         return
-    # the rows travel as one JSON text parameter, expanded by json_to_recordset: the stdlib's C
-    # encoder makes it several times cheaper than the driver's per-element array adaptation
+    # the rows travel as one JSON text parameter, expanded by json_to_recordset: orjson (which
+    # writes aware datetimes as ISO 8601 itself) makes it far cheaper than per-element adaptation
     record = ", ".join(
         f'"{name}" {table.c[name].type.compile(dialect=connection.dialect)}' for name in columns
     )
     source = sa.text(f"json_to_recordset(CAST(:rows AS json)) AS r({record})").bindparams(
-        rows=json.dumps(rows, default=_json_value, separators=(",", ":"))
+        rows=orjson.dumps(rows).decode()
     )
     from_json = postgresql.insert(table).from_select(
         columns, sa.select(*[sa.column(name) for name in columns]).select_from(source)
     )
     connection.execute(conflict(from_json))
-
-
-def _json_value(value: Any) -> Any:
-    if isinstance(value, datetime):
-        return value.isoformat()
-    raise TypeError(f"cannot send {type(value).__name__} in a row")

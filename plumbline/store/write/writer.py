@@ -64,6 +64,9 @@ class StoreWriter:
         self._queue: queue.SimpleQueue[_Request] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._start_lock = threading.Lock()
+        # the writer thread's own connection, kept while it has work: no pool checkout, no
+        # pre-ping round trip per transaction
+        self._connection: Connection | None = None
 
     def write(
         self,
@@ -99,6 +102,7 @@ class StoreWriter:
                 with self._start_lock:
                     if self._queue.empty():
                         self._thread = None
+                        self._close_connection()
                         return
                 continue
             group = [first]
@@ -133,6 +137,12 @@ class StoreWriter:
             try:
                 return self._write_group(group)
             except DBAPIError as exc:
+                if exc.connection_invalidated:
+                    # the kept connection went away (database restart): a new one, once
+                    self._close_connection()
+                    if attempt == 1:
+                        continue
+                    raise
                 code = getattr(exc.orig, "sqlstate", None)
                 if code not in _RETRYABLE or attempt == MAX_ATTEMPTS:
                     raise
@@ -140,9 +150,24 @@ class StoreWriter:
                 time.sleep(0.01 * attempt)
         raise AssertionError("unreachable")
 
+    def _connect(self) -> Connection:
+        if self._connection is None or self._connection.closed or self._connection.invalidated:
+            self._close_connection()
+            self._connection = self.engine.connect()
+        return self._connection
+
+    def _close_connection(self) -> None:
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            try:
+                connection.close()
+            except Exception:  # closing a broken connection: nothing left to release
+                logger.debug("closing the writer's connection failed", exc_info=True)
+
     def _write_group(self, group: list[_Request]) -> list[WriteResult]:
         now = datetime.now(UTC)
-        with self.engine.begin() as connection:
+        connection = self._connect()
+        with connection.begin():
             stored = [
                 store_raw_events(connection, request.events, request.token_name, now)
                 for request in group
