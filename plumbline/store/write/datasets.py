@@ -22,7 +22,13 @@ from plumbline.store.schema import (
 from plumbline.store.write.context import Appearance, Batch, Key, as_utc, derived_uuid
 from plumbline.store.write.facets import merge_facets
 from plumbline.store.write.namespaces import source_of
-from plumbline.store.write.upsert import execute_many, insert, insert_ignore, select_in
+from plumbline.store.write.upsert import (
+    execute_many,
+    insert,
+    insert_ignore,
+    member_of,
+    select_in,
+)
 
 
 def lineage_refs(batch: Batch) -> set[Key]:
@@ -283,6 +289,12 @@ def create_datasets(connection: Connection, batch: Batch, plan: DatasetPlan) -> 
 
 def _load_state(connection: Connection, batch: Batch) -> None:
     ids = sorted(set(batch.dataset_ids.values()))
+    # facets only for the datasets the events send facets for (they can be large)
+    with_facets = {batch.dataset_ids[a.key] for a in batch.appearances if a.raw.get("facets")}
+    facets = sa.type_coerce(
+        sa.case((member_of(connection, datasets.c.id, with_facets), datasets.c.facets)),
+        datasets.c.facets.type,
+    )
     statement = (
         sa.select(
             datasets.c.id,
@@ -295,25 +307,23 @@ def _load_state(connection: Connection, batch: Batch) -> None:
             datasets.c.last_modified_at,
             datasets.c.is_hidden,
             datasets.c.stable_id,
+            facets.label("facets"),
         )
         .join(namespaces, datasets.c.namespace_id == namespaces.c.id)
         .order_by(datasets.c.id)
         .with_for_update(of=datasets)
     )
-    with_facets = {batch.dataset_ids[a.key] for a in batch.appearances if a.raw.get("facets")}
     for row in select_in(connection, statement, [datasets.c.id], ids):
         state = row._asdict()
         state["key"] = (state.pop("namespace"), state.pop("name"))
-        state["facets"] = None  # loaded below for the datasets that get facets
+        # None: not loaded (no facets sent), so the stored ones stay as they are
+        state["facets"] = dict(row.facets or {}) if row.id in with_facets else None
         state["facets_changed"] = False
         state["last_modified_at"] = as_utc(state["last_modified_at"])
         # a soft-deleted dataset that events mention again comes back, as in Marquez
         state["changed"] = bool(state["is_hidden"])
         state["is_hidden"] = False
         batch.dataset_state[row.id] = state
-    facets_statement = sa.select(datasets.c.id, datasets.c.facets)
-    for row in select_in(connection, facets_statement, [datasets.c.id], with_facets):
-        batch.dataset_state[row.id]["facets"] = dict(row.facets or {})
 
 
 def _flatten(fields: list[Any], prefix: str = "") -> list[tuple[str, str | None, str | None]]:
@@ -476,17 +486,12 @@ def write_versions(connection: Connection, batch: Batch) -> None:
         existing = _existing_version_facets(connection, list(rows))
         for key, row in rows.items():
             row["facets"] = merge_facets(existing.get(key, {}), row["facets"]) or None
-        connection.execute(statement, [rows[key] for key in sorted(rows)])
+        statement = statement.returning(
+            dataset_versions.c.dataset_id, dataset_versions.c.version, dataset_versions.c.id
+        )
         found = {
             (row.dataset_id, row.version): row.id
-            for row in select_in(
-                connection,
-                sa.select(
-                    dataset_versions.c.dataset_id, dataset_versions.c.version, dataset_versions.c.id
-                ),
-                [dataset_versions.c.dataset_id, dataset_versions.c.version],
-                rows,
-            )
+            for row in connection.execute(statement, [rows[key] for key in sorted(rows)])
         }
         for index, key in wanted:
             batch.version_ids[index] = found[key]

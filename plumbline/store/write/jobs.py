@@ -44,12 +44,37 @@ def job_keys(batch: Batch) -> set[Key]:
     return keys
 
 
-def _by_name(connection: Connection, keys: set[Key]) -> dict[Key, int]:
-    statement = sa.select(namespaces.c.name.label("ns"), jobs.c.name, jobs.c.id).join(
-        namespaces, jobs.c.namespace_id == namespaces.c.id
+# a job's state, looked up by name and locked (PostgreSQL) in id order, in one statement
+_LOCK_JOBS = (
+    sa.select(
+        namespaces.c.name.label("ns"),
+        jobs.c.name,
+        jobs.c.id,
+        jobs.c.type,
+        jobs.c.description,
+        jobs.c.location,
+        jobs.c.facets,
+        jobs.c.parent_job_id,
+        jobs.c.current_version_id,
+        jobs.c.latest_run_uuid,
+        jobs.c.is_hidden,
     )
-    rows = select_in(connection, statement, [namespaces.c.name, jobs.c.name], keys)
-    return {(row.ns, row.name): row.id for row in rows}
+    .join(namespaces, jobs.c.namespace_id == namespaces.c.id)
+    .order_by(jobs.c.id)
+    .with_for_update(of=jobs)
+)
+
+
+def _lock_jobs(connection: Connection, batch: Batch, keys: set[Key]) -> None:
+    for row in select_in(connection, _LOCK_JOBS, [namespaces.c.name, jobs.c.name], keys):
+        state = row._asdict()
+        key = (state.pop("ns"), state.pop("name"))
+        state["facets"] = dict(state["facets"] or {})
+        # a soft-deleted job that events mention again comes back, as in Marquez
+        state["changed"] = bool(state["is_hidden"])
+        state["is_hidden"] = False
+        batch.job_ids[key] = row.id
+        batch.job_state[row.id] = state
 
 
 def resolve_jobs(connection: Connection, batch: Batch) -> None:
@@ -57,8 +82,8 @@ def resolve_jobs(connection: Connection, batch: Batch) -> None:
     keys = job_keys(batch)
     if not keys:
         return
-    found = _by_name(connection, keys)
-    missing = sorted(keys - found.keys())
+    _lock_jobs(connection, batch, keys)
+    missing = sorted(keys - batch.job_ids.keys())
     if missing:
         insert_ignore(
             connection,
@@ -74,30 +99,7 @@ def resolve_jobs(connection: Connection, batch: Batch) -> None:
                 for ns, name in missing
             ],
         )
-        found.update(_by_name(connection, set(missing)))
-    batch.job_ids.update(found)
-    statement = (
-        sa.select(
-            jobs.c.id,
-            jobs.c.type,
-            jobs.c.description,
-            jobs.c.location,
-            jobs.c.facets,
-            jobs.c.parent_job_id,
-            jobs.c.current_version_id,
-            jobs.c.latest_run_uuid,
-            jobs.c.is_hidden,
-        )
-        .order_by(jobs.c.id)
-        .with_for_update()
-    )
-    for row in select_in(connection, statement, [jobs.c.id], set(found.values())):
-        state = row._asdict()
-        state["facets"] = dict(state["facets"] or {})
-        # a soft-deleted job that events mention again comes back, as in Marquez
-        state["changed"] = bool(state["is_hidden"])
-        state["is_hidden"] = False
-        batch.job_state[row.id] = state
+        _lock_jobs(connection, batch, set(missing))
 
 
 def apply_job_facets(batch: Batch) -> None:
@@ -184,15 +186,12 @@ def write_job_versions(connection: Connection, batch: Batch) -> dict[str, int]:
             "updated_at": statement.excluded.updated_at,
         },
     )
-    connection.execute(statement, [rows[key] for key in sorted(rows)])
+    statement = statement.returning(
+        job_versions.c.job_id, job_versions.c.version, job_versions.c.id
+    )
     ids = {
         (row.job_id, row.version): row.id
-        for row in select_in(
-            connection,
-            sa.select(job_versions.c.job_id, job_versions.c.version, job_versions.c.id),
-            [job_versions.c.job_id, job_versions.c.version],
-            rows,
-        )
+        for row in connection.execute(statement, [rows[key] for key in sorted(rows)])
     }
     for state in batch.job_state.values():
         pending = state.pop("pending_version", None)

@@ -105,6 +105,17 @@ def select_in(
     return rows
 
 
+def member_of(
+    connection: Connection, column: sa.ColumnElement[Any], values: Iterable[Any]
+) -> sa.ColumnElement[bool]:
+    """``column`` is one of ``values``: one array parameter on PostgreSQL, an IN list on SQLite."""
+    listed = sorted(set(values))
+    if is_sqlite_connection(connection):
+        return column.in_(listed)
+    array = ARRAY(_plain_type(column))
+    return column == sa.any_(sa.cast(sa.bindparam(None, value=listed, type_=array), array))
+
+
 def _plain_type(column: sa.ColumnElement[Any]) -> Any:
     """The column's SQL type for an array parameter (labels unwrapped)."""
     return getattr(column, "type", sa.String())
