@@ -308,8 +308,10 @@ def _load_state(connection: Connection, batch: Batch) -> None:
             datasets.c.is_hidden,
             datasets.c.stable_id,
             facets.label("facets"),
+            schema_versions.c.fingerprint.label("schema_fingerprint"),
         )
         .join(namespaces, datasets.c.namespace_id == namespaces.c.id)
+        .outerjoin(schema_versions, datasets.c.current_schema_version_id == schema_versions.c.id)
         .order_by(datasets.c.id)
         .with_for_update(of=datasets)
     )
@@ -338,7 +340,7 @@ def _flatten(fields: list[Any], prefix: str = "") -> list[tuple[str, str | None,
 
 def write_schemas(connection: Connection, batch: Batch) -> None:
     """Schema history (``schema_versions`` by fingerprint) and the current fields of each dataset."""
-    latest: dict[int, Appearance] = {}
+    latest: dict[int, tuple[Appearance, str]] = {}  # dataset -> its latest schema (fingerprint)
     versions: dict[tuple[int, str], list[Any]] = {}
     carried: dict[int, tuple[int, str]] = {}  # appearance index -> its schema's key
     for index, appearance in enumerate(batch.appearances):
@@ -351,38 +353,49 @@ def write_schemas(connection: Connection, batch: Batch) -> None:
         key = (dataset_id, _fingerprint(raw_fields))
         versions[key] = raw_fields
         carried[index] = key
-        latest[dataset_id] = appearance
+        latest[dataset_id] = (appearance, key[1])
     if not versions:
         return
-    insert_ignore(
-        connection,
-        schema_versions,
-        [
-            {"dataset_id": ds, "fingerprint": fp, "fields": fields, "created_at": batch.now}
-            for (ds, fp), fields in sorted(versions.items(), key=lambda item: item[0])
-        ],
-    )
-    statement = sa.select(
-        schema_versions.c.dataset_id, schema_versions.c.fingerprint, schema_versions.c.id
-    )
+    # the usual case, a dataset's current schema sent again, needs no statement at all
     ids = {
-        (row.dataset_id, row.fingerprint): row.id
-        for row in select_in(
-            connection,
-            statement,
-            [schema_versions.c.dataset_id, schema_versions.c.fingerprint],
-            versions,
-        )
+        (dataset_id, state["schema_fingerprint"]): state["current_schema_version_id"]
+        for dataset_id, state in batch.dataset_state.items()
+        if state["schema_fingerprint"] is not None
     }
+    new = sorted(key for key in versions if key not in ids)
+    if new:
+        insert_ignore(
+            connection,
+            schema_versions,
+            [
+                {
+                    "dataset_id": ds,
+                    "fingerprint": fp,
+                    "fields": versions[(ds, fp)],
+                    "created_at": batch.now,
+                }
+                for ds, fp in new
+            ],
+        )
+        statement = sa.select(
+            schema_versions.c.dataset_id, schema_versions.c.fingerprint, schema_versions.c.id
+        )
+        columns = [schema_versions.c.dataset_id, schema_versions.c.fingerprint]
+        ids.update(
+            {
+                (row.dataset_id, row.fingerprint): row.id
+                for row in select_in(connection, statement, columns, new)
+            }
+        )
     batch.schema_ids.update({index: ids[key] for index, key in carried.items()})
     field_rows = []
-    for dataset_id, appearance in sorted(latest.items()):
-        raw_fields = appearance.raw["facets"]["schema"]["fields"]
-        schema_version_id = ids[(dataset_id, _fingerprint(raw_fields))]
+    for dataset_id, (appearance, fingerprint) in sorted(latest.items(), key=lambda i: i[0]):
+        schema_version_id = ids[(dataset_id, fingerprint)]
         state = batch.dataset_state[dataset_id]
         if state["current_schema_version_id"] == schema_version_id:
             continue  # its fields were written when this schema became current
         state["current_schema_version_id"] = schema_version_id
+        state["schema_fingerprint"] = fingerprint
         state["changed"] = True
         assert (
             appearance.dataset.facets is not None and appearance.dataset.facets.schema_ is not None

@@ -270,33 +270,11 @@ def write_job_edges(connection: Connection, batch: Batch) -> None:
             edge["runs"].add(run_id)
     if not edges:
         return
-    existing = {
-        (row.job_id, row.dataset_id, row.direction): row
-        for row in select_in(
-            connection,
-            sa.select(job_dataset_edges),
-            [
-                job_dataset_edges.c.job_id,
-                job_dataset_edges.c.dataset_id,
-                job_dataset_edges.c.direction,
-            ],
-            edges,
-        )
-    }
     rows = []
     for edge_key in sorted(edges):
         edge = edges[edge_key]
-        runs = len(edge.pop("runs"))
-        old = existing.get(edge_key)
-        if old is not None and runs == 0:
-            if (
-                as_utc(old.first_seen) <= edge["first_seen"]
-                and as_utc(old.last_seen) >= edge["last_seen"]
-            ):
-                continue  # nothing new: leave the edge as it is
-        rows.append({**edge, "run_count": runs})
-    if not rows:
-        return
+        runs = edge.pop("runs")
+        rows.append({**edge, "run_count": len(runs)})
 
     def conflict(statement: Any) -> Any:
         excluded = statement.excluded
@@ -308,6 +286,12 @@ def write_job_edges(connection: Connection, batch: Batch) -> None:
                 "last_seen": greatest(connection, table.c.last_seen, excluded.last_seen),
                 "run_count": table.c.run_count + excluded.run_count,
             },
+            # nothing new (no new run, times within the known span): the row stays as it is
+            where=sa.or_(
+                excluded.run_count > sa.literal_column("0"),
+                excluded.first_seen < table.c.first_seen,
+                excluded.last_seen > table.c.last_seen,
+            ),
         )
 
     execute_many(connection, job_dataset_edges, rows, conflict)
