@@ -56,6 +56,7 @@ class Batch:
     events: list[ParsedEvent]
     appearances: list[Appearance] = field(default_factory=list)
     namespace_ids: dict[str, int] = field(default_factory=dict)
+    hidden_namespaces: set[str] = field(default_factory=set)  # found soft-deleted
     source_ids: dict[str, int] = field(default_factory=dict)
     dataset_ids: dict[Key, int] = field(default_factory=dict)
     dataset_state: dict[int, dict[str, Any]] = field(default_factory=dict)

@@ -12,34 +12,43 @@ from plumbline.store.write.context import Appearance, Batch
 from plumbline.store.write.upsert import insert_ignore, select_in
 
 
-def ensure_namespaces(connection: Connection, batch: Batch, names: Iterable[str]) -> None:
-    """Make sure every namespace exists; fill ``batch.namespace_ids``."""
-    wanted = sorted(set(names) - batch.namespace_ids.keys())
-    if not wanted:
+def ensure_namespaces(
+    connection: Connection, batch: Batch, names: Iterable[str], known: Iterable[str] = ()
+) -> None:
+    """Make sure every namespace of ``names`` exists; fill ``batch.namespace_ids`` (and note
+    which are hidden) for those and for the existing ones of ``known`` (looked up, not created)."""
+    wanted = set(names)
+    looked_up = sorted((wanted | set(known)) - batch.namespace_ids.keys())
+    if not looked_up:
         return
-    found = _lookup(connection, wanted)
-    missing = [name for name in wanted if name not in found]
+    found = _lookup(connection, batch, looked_up)
+    missing = sorted(wanted - found.keys() - batch.namespace_ids.keys())
     insert_ignore(
         connection,
         namespaces,
         [{"name": name, "created_at": batch.now, "updated_at": batch.now} for name in missing],
     )
     if missing:
-        found.update(_lookup(connection, missing))
+        found.update(_lookup(connection, batch, missing))
     batch.namespace_ids.update(found)
 
 
-def _lookup(connection: Connection, names: list[str]) -> dict[str, int]:
-    statement = sa.select(namespaces.c.name, namespaces.c.id)
-    return {
-        row.name: row.id for row in select_in(connection, statement, [namespaces.c.name], names)
-    }
+def _lookup(connection: Connection, batch: Batch, names: list[str]) -> dict[str, int]:
+    statement = sa.select(namespaces.c.name, namespaces.c.id, namespaces.c.is_hidden)
+    found = {}
+    for row in select_in(connection, statement, [namespaces.c.name], names):
+        found[row.name] = row.id
+        if row.is_hidden:
+            batch.hidden_namespaces.add(row.name)
+    return found
 
 
 def unhide_namespaces(connection: Connection, batch: Batch) -> None:
     """Namespaces the events write to again are no longer soft-deleted."""
     names = {state["key"][0] for state in batch.dataset_state.values()}
     names |= {key[0] for key in batch.job_ids}
+    # only those seen hidden, or not looked up in this write, need the statement
+    names = {n for n in names if n in batch.hidden_namespaces or n not in batch.namespace_ids}
     if names:
         connection.execute(
             namespaces.update()

@@ -28,6 +28,7 @@ def normalize(connection: Connection, events: list[ParsedEvent]) -> None:
         {ns for ns, _ in plan.missing}
         | {ns for ns, _ in plan.renamed.values()}
         | {ns for ns, _ in job_keys},
+        known={ns for ns, _ in plan.resolved},  # to tell, at the end, which are hidden
     )
     ensure_sources(connection, batch, plan.sources(batch))
     datasets.create_datasets(connection, batch, plan)
