@@ -14,6 +14,7 @@ from plumbline.spark.lineage import Deps
 
 PRODUCER = f"https://github.com/plumbline/plumbline/tree/{__version__}/plumbline/spark"
 RUN_EVENT_SCHEMA = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent"
+RUN_FACET_SCHEMA = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunFacet"
 
 # Facet schema versions, from the `$id`s of the official facet schemas.
 _FACET_VERSIONS = {
@@ -217,6 +218,15 @@ def processing_engine(spark_version: str) -> dict[str, Any]:
         name="spark",
         openlineageAdapterVersion=__version__,
     )
+
+
+def spark_properties(properties: dict[str, str]) -> dict[str, Any]:
+    """The `spark_properties` run facet, named and shaped as the JVM OpenLineage agent's.
+
+    It has no schema of its own in the spec; like the agent's custom facets it points at the
+    generic RunFacet definition.
+    """
+    return {"_producer": PRODUCER, "_schemaURL": RUN_FACET_SCHEMA, "properties": properties}
 
 
 def parent(namespace: str, job: str, run_id: str) -> dict[str, Any]:

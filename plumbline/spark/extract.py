@@ -9,70 +9,46 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
 from plumbline.spark import jvm
 from plumbline.spark.datasets import DatasetId, from_jdbc, from_location
+from plumbline.spark.ddl import (
+    DDL_COMMANDS,
+    TableMemory,
+    describe_ddl,
+    planned_table,
+    v2_catalog_facts,
+)
+from plumbline.spark.facts import ActionFacts, DatasetFacts
 from plumbline.spark.lineage import Deps, LineageResult, LineageWalker
 from plumbline.spark.plan import Node, parse_plan
 
 log = logging.getLogger(__name__)
 
-_SOURCE_LEAVES = {"LogicalRelation", "HiveTableRelation"}
+_SOURCE_LEAVES = {"LogicalRelation", "HiveTableRelation", "DataSourceV2Relation"}
+# DataSource V2 writes: into an existing table (its relation is the `table` field) or creating one
+# (its ResolvedIdentifier is the `name` field), with the lifecycle change each makes
+_V2_WRITES = {
+    "AppendData": None,
+    "OverwriteByExpression": "OVERWRITE",
+    "OverwritePartitionsDynamic": "OVERWRITE",
+    "CreateTableAsSelect": "CREATE",
+    "ReplaceTableAsSelect": "OVERWRITE",
+}
 _WRITE_COMMANDS = {
     "InsertIntoHadoopFsRelationCommand",
     "CreateDataSourceTableAsSelectCommand",
     "SaveIntoDataSourceCommand",
     "InsertIntoDataSourceCommand",
     "InsertIntoDataSourceDirCommand",
+    *_V2_WRITES,
 }
-_DDL_COMMANDS = {
-    "CreateDataSourceTableCommand",
-    "CreateTableCommand",
-    "DropTableCommand",
-    "DropTable",
-    "TruncateTableCommand",
-    "TruncateTable",
-    "AlterTableRenameCommand",
-    "RenameTable",
-    "AlterTableAddColumnsCommand",
-    "AddColumns",
+_WITH_MODE = {
+    "InsertIntoHadoopFsRelationCommand",
+    "CreateDataSourceTableAsSelectCommand",
+    "SaveIntoDataSourceCommand",
 }
-
-
-@dataclass
-class DatasetFacts:
-    """One input or output dataset of an action."""
-
-    id: DatasetId
-    schema: list[dict[str, Any]] = field(default_factory=list)
-    file_format: str | None = None
-    table: jvm.TableInfo | None = None
-    source_uri: str | None = None
-    stats: dict[str, int] = field(default_factory=dict)
-    lifecycle: str | None = None
-    previous: DatasetId | None = None
-    lineage: LineageResult | None = None
-    local_path: str | None = None
-
-
-@dataclass
-class ActionFacts:
-    """Everything the capture learned about one execution."""
-
-    command: str
-    inputs: list[DatasetFacts] = field(default_factory=list)
-    outputs: list[DatasetFacts] = field(default_factory=list)
-    sql: str | None = None
-    error: tuple[str, str] | None = None
-    # expression id -> input dataset keys it derives from (to attribute scan metrics)
-    expr_sources: dict[int, set[str]] = field(default_factory=dict, repr=False)
-
-    @property
-    def writes(self) -> bool:
-        """Whether the action changed a dataset (only those produce events)."""
-        return bool(self.outputs)
 
 
 def _columns(text: Any) -> list[str] | None:
@@ -113,11 +89,20 @@ class _Extraction:
     def read_inputs(self) -> None:
         for leaf, path in jvm.leaf_paths(self.root, _SOURCE_LEAVES):
             try:
-                info = jvm.relation_info(self._jvm_leaf(leaf, path), leaf)
+                if leaf.name == "DataSourceV2Relation":
+                    facts = self._v2_relation(self._jvm_leaf(leaf, path), None)
+                    if facts is not None:
+                        facts.schema = [
+                            {"name": a.fields.get("name"), "type": a.fields.get("dataType")}
+                            for a in leaf.trees("output")
+                        ]
+                else:
+                    facts = self._relation_facts(
+                        jvm.relation_info(self._jvm_leaf(leaf, path), leaf)
+                    )
             except Exception:  # a relation type we do not know: no dataset, keep going
                 log.debug("cannot read relation %s", leaf.name, exc_info=True)
                 continue
-            facts = self._relation_facts(info)
             if facts is None:
                 continue
             existing = self.inputs.setdefault(facts.id.key, facts)
@@ -154,6 +139,14 @@ class _Extraction:
                 result.columns[name] = deps
         return result
 
+    def _v2_relation(self, relation: Any, lifecycle: str | None) -> DatasetFacts | None:
+        """The dataset of a DataSourceV2Relation (tables of JDBC catalogs)."""
+        catalog, ident = jvm.option(relation.catalog()), jvm.option(relation.identifier())
+        if catalog is None or ident is None:
+            return None
+        parts = [*(str(p) for p in ident.namespace()), str(ident.name())]
+        return v2_catalog_facts(self.session, str(catalog.name()), parts, lifecycle)
+
     def query(self) -> tuple[Node, Any]:
         """The write command's query, parsed and as a JVM object (a child, or a field for CTAS)."""
         if self.root.children:
@@ -170,8 +163,7 @@ class _Extraction:
     def write_output(self) -> DatasetFacts | None:
         cmd, name = self.analyzed, self.root.name
         names = _columns(self.root.fields.get("outputColumnNames"))
-        has_mode = name not in ("InsertIntoDataSourceCommand", "InsertIntoDataSourceDirCommand")
-        mode = str(cmd.mode().toString()) if has_mode else None
+        mode = str(cmd.mode().toString()) if name in _WITH_MODE else None
         facts: DatasetFacts | None = None
         if name == "InsertIntoHadoopFsRelationCommand":
             table = jvm.option(cmd.catalogTable())
@@ -185,11 +177,15 @@ class _Extraction:
             facts.local_path = _local(location)
             mode = "Overwrite" if cmd.overwrite() else "Append"
         elif name == "CreateDataSourceTableAsSelectCommand":
-            ident = str(cmd.table().identifier().unquotedString())
-            info = jvm.table_by_name(self.session, ident)
+            info = planned_table(self.session, self.root.fields.get("table"))
+            if info is None:
+                ident = str(cmd.table().identifier().unquotedString())
+                info = jvm.table_by_name(self.session, ident)
             facts = DatasetFacts(_table_dataset(info), file_format=info.provider, table=info)
             facts.local_path = _local(info.location or "")
             mode = "Create" if mode != "Overwrite" else mode
+        elif name in _V2_WRITES:
+            facts = self._v2_output(cmd, name)
         elif name in ("SaveIntoDataSourceCommand", "InsertIntoDataSourceCommand"):
             facts = self._data_source_output(cmd, name)
             if name == "InsertIntoDataSourceCommand":
@@ -198,9 +194,19 @@ class _Extraction:
             return None
         facts.source_uri = facts.id.namespace
         facts.lifecycle = {"Overwrite": "OVERWRITE", "Create": "CREATE"}.get(mode or "")
+        if name in _V2_WRITES:
+            facts.lifecycle = _V2_WRITES[name]
         facts.schema = self.output_schema(names)
         facts.lineage = self.query_lineage(self.query()[0], names)
         return facts
+
+    def _v2_output(self, cmd: Any, name: str) -> DatasetFacts | None:
+        if name in ("CreateTableAsSelect", "ReplaceTableAsSelect"):
+            target = cmd.name()  # ResolvedIdentifier
+            ident = target.identifier()
+            parts = [*(str(p) for p in ident.namespace()), str(ident.name())]
+            return v2_catalog_facts(self.session, str(target.catalog().name()), parts, None)
+        return self._v2_relation(cmd.table(), None)
 
     def _data_source_output(self, cmd: Any, name: str) -> DatasetFacts | None:
         if name == "InsertIntoDataSourceCommand":
@@ -217,50 +223,6 @@ class _Extraction:
         path = jvm.option(options.get("path"))
         return DatasetFacts(from_location(str(path))) if path else None
 
-    def ddl_output(self) -> DatasetFacts | None:
-        cmd, name = self.analyzed, self.root.name
-        previous: DatasetId | None = None
-        if name in ("CreateDataSourceTableCommand", "CreateTableCommand"):
-            ident, state = str(cmd.table().identifier().unquotedString()), "CREATE"
-        elif name in ("DropTableCommand", "TruncateTableCommand", "AlterTableAddColumnsCommand"):
-            getter = cmd.table if name == "AlterTableAddColumnsCommand" else cmd.tableName
-            ident = str(getter().unquotedString())
-            state = {"DropTableCommand": "DROP", "TruncateTableCommand": "TRUNCATE"}.get(
-                name, "ALTER"
-            )
-        elif name in ("DropTable", "TruncateTable", "AddColumns", "RenameTable"):
-            ident = str(cmd.children().apply(0).identifier().toString())
-            state = {"DropTable": "DROP", "TruncateTable": "TRUNCATE", "AddColumns": "ALTER"}.get(
-                name, "RENAME"
-            )
-            if name == "RenameTable":
-                previous = _table_dataset(jvm.table_by_name(self.session, ident))
-                ident = ".".join(str(p) for p in cmd.newName().toList().mkString(".").split("."))
-        elif name == "AlterTableRenameCommand":
-            old = str(cmd.oldName().unquotedString())
-            new_db, new_table = jvm.split_identifier(str(cmd.newName().unquotedString()))
-            old_db, _ = jvm.split_identifier(old)
-            previous = _table_dataset(jvm.table_by_name(self.session, old))
-            ident, state = f"{new_db or old_db or 'default'}.{new_table}", "RENAME"
-        else:
-            return None
-        info = jvm.table_by_name(self.session, ident)
-        facts = DatasetFacts(_table_dataset(info), file_format=info.provider, table=info)
-        facts.lifecycle, facts.previous = state, previous
-        facts.source_uri = facts.id.namespace
-        if state != "DROP":
-            facts.schema = self._table_schema(info)
-        return facts
-
-    def _table_schema(self, info: jvm.TableInfo) -> list[dict[str, Any]]:
-        try:
-            catalog = self.session.sessionState().catalog()
-            ident = jvm._table_identifier(info.database, info.table)
-            return jvm.schema_fields(catalog.getTableMetadata(ident))
-        except Exception:
-            log.debug("no schema for table %s", info.table, exc_info=True)
-            return []
-
     def expr_sources(self) -> dict[int, set[str]]:
         sources: dict[int, set[str]] = {}
         for (expr_id, _), deps in self.walker.lineage.items():
@@ -270,16 +232,18 @@ class _Extraction:
         return sources
 
 
+# executed write nodes: V1 commands ("Execute InsertInto...") and V2 writes (AppendDataExec[V1]...)
+_WRITE_EXECS = ("Execute ", "AppendData", "OverwriteByExpression", "OverwritePartitionsDynamic")
 _WRITE_METRICS = {"numOutputRows": "rowCount", "numOutputBytes": "size", "numFiles": "fileCount"}
 _SCAN_METRICS = {"numOutputRows": "rowCount", "filesSize": "size", "numFiles": "fileCount"}
 
 
-def read_metrics(qe: Any, facts: ActionFacts) -> None:
+def read_metrics(qe: Any, facts: ActionFacts, *, written: bool = True) -> None:
     """Rows, bytes and files written (write command) and read (scans) from the executed plan."""
     plan = qe.executedPlan()
     if str(plan.nodeName()) == "AdaptiveSparkPlan":
         plan = plan.executedPlan()
-    if facts.outputs and str(plan.nodeName()).startswith("Execute "):
+    if written and facts.outputs and str(plan.nodeName()).startswith(_WRITE_EXECS):
         facts.outputs[0].stats = _renamed(jvm.metrics(plan), _WRITE_METRICS)
     inputs = {d.id.key: d for d in facts.inputs}
     for scan in _scans(plan):
@@ -309,7 +273,7 @@ def _scans(plan: Any) -> list[Any]:
         name = str(leaf.nodeName())  # one round trip, e.g. "Scan parquet ", "ShuffleQueryStage"
         if name.endswith("QueryStage"):
             found.extend(_scans(leaf.plan()))
-        elif name.startswith("Scan ") or name in ("InMemoryTableScan", "Scan ExistingRDD"):
+        elif name.startswith(("Scan ", "BatchScan ")) or name == "InMemoryTableScan":
             found.append(leaf)
     return found
 
@@ -323,8 +287,11 @@ def _set_warehouse(session: Any, facts: ActionFacts) -> None:
 
 
 def reusable(facts: ActionFacts) -> bool:
-    """Whether facts read at an execution's start still hold at its end (writes, not DDL)."""
-    return facts.command in _WRITE_COMMANDS
+    """Whether facts read at an execution's start hold at its end: the plan does not change.
+
+    DDL too: its facts come from the plan and the capture's memory, read once per execution.
+    """
+    return facts.command in _WRITE_COMMANDS or facts.command in DDL_COMMANDS
 
 
 def add_metrics(qe: Any, facts: ActionFacts) -> None:
@@ -333,6 +300,20 @@ def add_metrics(qe: Any, facts: ActionFacts) -> None:
         return
     try:
         read_metrics(qe, facts)
+    except Exception:
+        log.warning("could not read execution metrics", exc_info=True)
+
+
+def add_nested_scan_metrics(qe: Any, facts: ActionFacts) -> None:
+    """Rows read by a nested execution that ran the query of `facts`' write for it.
+
+    DataSource V2 writes through a V1 fallback (JDBC catalogs) run their query as a nested
+    execution; its scans output the same expression ids as the write's query.
+    """
+    if facts.command not in _V2_WRITES or any(d.stats for d in facts.inputs):
+        return
+    try:
+        read_metrics(qe, facts, written=False)
     except Exception:
         log.warning("could not read execution metrics", exc_info=True)
 
@@ -346,16 +327,44 @@ def sql_text(qe: Any) -> str | None:
     return str(text) if text else None
 
 
-def describe_action(session: Any, qe: Any, *, with_metrics: bool) -> ActionFacts:
-    """Describe the action `qe` ran: inputs, outputs, lineage and (optionally) metrics."""
+def origin_sql(plan: Any, node: Node, depth: int = 8) -> str | None:
+    """The SQL text of the `spark.sql` DataFrame a write's query was built from, if any.
+
+    Catalyst keeps each parsed node's origin (the statement's text) through analysis, so the
+    first node with one, down the first-child chain from the query, names the DataFrame's SQL.
+    DataFrame-API steps on top (`.where()`...) have no origin; the walk stops after `depth` nodes.
+    """
+    for _ in range(depth):
+        text = jvm.option(plan.origin().sqlText())
+        if text:
+            return str(text)
+        if not node.children:
+            return None
+        plan, node = plan.children().apply(0), node.children[0]
+    return None
+
+
+def describe_action(
+    session: Any, qe: Any, *, with_metrics: bool, memory: TableMemory | None = None
+) -> ActionFacts:
+    """Describe the action `qe` ran: inputs, outputs, lineage and (optionally) metrics.
+
+    `memory` is the capture's record of the catalog tables it saw change (see `ddl`).
+    """
     extraction = _Extraction(session, qe)
     facts = ActionFacts(extraction.root.name, sql=sql_text(qe))
     extraction.read_inputs()
     output: DatasetFacts | None = None
     if facts.command in _WRITE_COMMANDS:
         output = extraction.write_output()
-    elif facts.command in _DDL_COMMANDS:
-        output = extraction.ddl_output()
+        if output is not None and facts.sql is None:
+            try:
+                facts.sql = origin_sql(extraction.query()[1], extraction.query()[0])
+            except Exception:
+                log.debug("cannot read the query's origin", exc_info=True)
+    elif facts.command in DDL_COMMANDS:
+        ddl_memory = memory if memory is not None else TableMemory()
+        output = describe_ddl(session, extraction.analyzed, extraction.root, ddl_memory)
     facts.outputs = [output] if output is not None else []
     if output is None:
         log.debug("execution of %s writes no dataset plumbline knows", facts.command)
@@ -367,4 +376,4 @@ def describe_action(session: Any, qe: Any, *, with_metrics: bool) -> ActionFacts
     return facts
 
 
-__all__ = ["ActionFacts", "DatasetFacts", "Deps", "describe_action", "sql_text"]
+__all__ = ["ActionFacts", "DatasetFacts", "Deps", "TableMemory", "describe_action", "sql_text"]

@@ -16,7 +16,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from plumbline.spark import events, jvm
-from plumbline.spark.extract import ActionFacts, add_metrics, describe_action, reusable
+from plumbline.spark.datasets import redact_text
+from plumbline.spark.extract import (
+    ActionFacts,
+    TableMemory,
+    add_metrics,
+    add_nested_scan_metrics,
+    describe_action,
+    reusable,
+)
+from plumbline.spark.settings import PROPERTIES_KEY, captured_properties
 from plumbline.spark.versions import file_output_version
 
 log = logging.getLogger(__name__)
@@ -39,6 +48,9 @@ class _ActionRun:
     started: bool = False
     nested: list[ActionFacts] = field(default_factory=list)
     at_start: dict[int, ActionFacts] = field(default_factory=dict)  # by execution id
+    # Spark catalog events (kind, database, table) posted while the action ran
+    catalog_events: set[tuple[str, str, str]] = field(default_factory=set)
+    readers: list[Any] = field(default_factory=list)  # QueryExecutions of nested reads
 
 
 class RunTracker:
@@ -50,6 +62,32 @@ class RunTracker:
         self._emit = emit
         self._runs: dict[int, _ActionRun] = {}
         self._root_of: dict[int, int] = {}
+        self._tables = TableMemory()
+        # set by the capture when the listener forwards Spark's catalog events; without them an
+        # IF [NOT] EXISTS statement is taken to have changed its table
+        self.sees_catalog_events = False
+        self._properties: dict[str, str] | None = None
+
+    def spark_properties(self) -> dict[str, str]:
+        """The allow-listed Spark properties (read once; see `settings.captured_properties`)."""
+        if self._properties is None:
+            self._properties = {}
+            try:
+                conf = self._session.conf()
+                extra = conf.get(PROPERTIES_KEY, "")
+                for key in captured_properties(str(extra) if extra else ""):
+                    value = conf.get(key, None)
+                    if value is not None:
+                        self._properties[key] = redact_text(str(value))
+            except Exception:
+                log.debug("cannot read the Spark properties", exc_info=True)
+        return self._properties
+
+    def catalog_changed(self, kind: str, database: str, table: str) -> None:
+        """Spark's catalog posted an event (CreateTableEvent, DropTableEvent...) for a table."""
+        change = (kind, database.lower(), table.lower())
+        for run in self._runs.values():
+            run.catalog_events.add(change)
 
     def execution_started(self, execution_id: int, root_id: int, qe: Any, time_ms: float) -> None:
         """A SQL execution started; `qe` is its QueryExecution (None if already gone)."""
@@ -60,10 +98,11 @@ class RunTracker:
         run.start_ms = time_ms
         if qe is None:
             return
-        facts = describe_action(self._session, qe, with_metrics=False)
+        facts = describe_action(self._session, qe, with_metrics=False, memory=self._tables)
         if reusable(facts):
             run.at_start[execution_id] = facts
-        if facts.writes:
+        # a conditional DDL may be a no-op: its START waits for the verdict at the end
+        if facts.writes and not any(d.needs_catalog_event for d in facts.outputs):
             self._send_start(run, facts)
 
     def execution_ended(self, execution_id: int, qe: Any, failure: Any, time_ms: float) -> None:
@@ -76,9 +115,17 @@ class RunTracker:
         if execution_id != root_id:
             if facts is not None:
                 run.nested.append(facts)
+                if not facts.writes:
+                    run.readers.append(qe)
             return
         del self._runs[root_id]
         merged = _merge(facts, run.nested)
+        if merged is not None:
+            for reader in run.readers:
+                add_nested_scan_metrics(reader, merged)
+            if self.sees_catalog_events:
+                merged.outputs = [d for d in merged.outputs if _happened(d, run, merged)]
+            self._tables.remember(merged)
         if merged is None or not merged.writes:
             return
         if not run.started:
@@ -91,7 +138,7 @@ class RunTracker:
             return None
         known = run.at_start.pop(execution_id, None)
         if known is None:
-            return describe_action(self._session, qe, with_metrics=True)
+            return describe_action(self._session, qe, with_metrics=True, memory=self._tables)
         facts = copy.deepcopy(known)
         add_metrics(qe, facts)
         return facts
@@ -100,10 +147,14 @@ class RunTracker:
 
     def _run_facets(self) -> dict[str, Any]:
         app = self._app
-        return {
+        facets = {
             "parent": events.parent(app.namespace, app.job_name, app.run_id),
             "processing_engine": events.processing_engine(app.spark_version),
         }
+        properties = self.spark_properties()
+        if properties:
+            facets["spark_properties"] = events.spark_properties(properties)
+        return facets
 
     def _send_start(
         self, run: _ActionRun, facts: ActionFacts, time_ms: float | None = None
@@ -147,6 +198,15 @@ class RunTracker:
                 outputs=outputs,
             )
         )
+
+
+def _happened(output: Any, run: _ActionRun, facts: ActionFacts) -> bool:
+    """False for an IF [NOT] EXISTS statement that left the catalog as it was (a no-op)."""
+    expected = output.needs_catalog_event
+    if expected is None or facts.error is not None:
+        return True
+    kind, database, table = expected
+    return (kind, database.lower(), table.lower()) in run.catalog_events
 
 
 def _merge(root: ActionFacts | None, nested: list[ActionFacts]) -> ActionFacts | None:

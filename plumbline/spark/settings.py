@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -29,6 +30,24 @@ _ENV_KEYS = {
     "path": "PLUMBLINE_PATH",
     "namespace": "PLUMBLINE_NAMESPACE",
 }
+
+
+# Spark properties sent in every action's `spark_properties` run facet (as the JVM OpenLineage
+# agent does); PROPERTIES_KEY adds more, comma-separated. Names that look like credentials are
+# never sent, whatever the configuration says.
+DEFAULT_PROPERTIES = ("spark.master", "spark.app.name", "spark.submit.deployMode")
+PROPERTIES_KEY = "spark.plumbline.capturedProperties"
+_SECRET_NAME = re.compile(r"(?i)(password|passwd|pwd|secret|token|key|credential|auth)")
+
+
+def captured_properties(extra: str) -> list[str]:
+    """The allow-list: the defaults plus the comma-separated names in `extra`, without secrets."""
+    names = [*DEFAULT_PROPERTIES, *(n.strip() for n in extra.split(","))]
+    allowed = [n for n in dict.fromkeys(names) if n and not _SECRET_NAME.search(n)]
+    dropped = [n for n in names if n and _SECRET_NAME.search(n)]
+    if dropped:
+        log.warning("plumbline never sends Spark properties that may hold secrets: %s", dropped)
+    return allowed
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,265 @@
+"""DDL that changes a dataset's life: CREATE, DROP, TRUNCATE, ALTER ... RENAME / ADD COLUMNS.
+
+Spark reports executions to the capture asynchronously: when a DDL is described, the statements
+that followed it may already have renamed or dropped its table, so the catalog is no reliable
+witness of the table's state at the time of the DDL. That state is taken from the command's own
+plan where it holds it (CREATE: the whole table; ADD COLUMNS: the new columns), then from
+`TableMemory` (what this capture saw of the table's earlier changes), and only then from the
+catalog. `IF [NOT] EXISTS` statements change a dataset only when Spark's catalog posted the matching
+event during the execution (`DatasetFacts.needs_catalog_event`, checked by the run tracker).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from plumbline.spark import jvm
+from plumbline.spark.datasets import DatasetId, from_jdbc, from_location
+from plumbline.spark.facts import ActionFacts, DatasetFacts
+from plumbline.spark.plan import Node
+
+log = logging.getLogger(__name__)
+
+SESSION_CATALOG = "spark_catalog"
+DDL_COMMANDS = {
+    "CreateDataSourceTableCommand",
+    "CreateTableCommand",
+    "CreateTable",
+    "DropTableCommand",
+    "DropTable",
+    "TruncateTableCommand",
+    "TruncateTable",
+    "AlterTableRenameCommand",
+    "RenameTable",
+    "AlterTableAddColumnsCommand",
+    "AddColumns",
+}
+# commands after which the capture knows a table's whole schema (DDL and CREATE ... AS SELECT)
+_DEFINING = DDL_COMMANDS | {"CreateDataSourceTableAsSelectCommand"}
+
+
+@dataclass
+class TableState:
+    """Where a table's data lives and its columns, as last seen by the capture."""
+
+    info: jvm.TableInfo
+    schema: list[dict[str, Any]]
+
+
+class TableMemory:
+    """The last known state of each session-catalog table this capture saw change (bounded)."""
+
+    def __init__(self, limit: int = 10_000) -> None:
+        self._tables: dict[str, TableState] = {}
+        self._limit = limit
+
+    @staticmethod
+    def _key(database: str | None, table: str) -> str:
+        return f"{database or 'default'}.{table}".lower()
+
+    def get(self, database: str | None, table: str) -> TableState | None:
+        """The remembered state of `database.table`, or None."""
+        return self._tables.get(self._key(database, table))
+
+    def remember(self, facts: ActionFacts) -> None:
+        """Record what a finished action did to the tables it defined, renamed or dropped."""
+        if facts.command not in _DEFINING or facts.error is not None:
+            return
+        for output in facts.outputs:
+            if output.table is None:
+                continue
+            moved = output.previous_table
+            if moved is not None:
+                self._tables.pop(self._key(moved.database, moved.table), None)
+            key = self._key(output.table.database, output.table.table)
+            self._tables.pop(key, None)
+            if output.lifecycle != "DROP" and output.schema:
+                self._tables[key] = TableState(output.table, output.schema)
+        while len(self._tables) > self._limit:
+            self._tables.pop(next(iter(self._tables)))
+
+
+def _json_fields(fields: Any) -> list[dict[str, Any]]:
+    """StructFields (a list, or a StructType) from a plan's JSON as schema_fields-style dicts."""
+    if isinstance(fields, dict):
+        fields = fields.get("fields")
+    if not isinstance(fields, list):
+        return []
+    return [
+        {"name": f.get("name"), "type": f.get("type", f.get("dataType"))}
+        for f in fields
+        if isinstance(f, dict)
+    ]
+
+
+def _identifier(value: Any) -> tuple[str | None, str] | None:
+    """(database, table) of a TableIdentifier in the plan's JSON."""
+    if not isinstance(value, dict) or not value.get("table"):
+        return None
+    database = value.get("database")
+    return (str(database) if database else None), str(value["table"])
+
+
+def _dataset(info: jvm.TableInfo) -> DatasetId:
+    return from_location(info.location) if info.location else DatasetId("file", info.table)
+
+
+def default_table(session: Any, database: str | None, table: str) -> jvm.TableInfo:
+    """A managed session-catalog table's identity and location (the table need not exist)."""
+    catalog = session.sessionState().catalog()
+    database = database or str(catalog.getCurrentDatabase())
+    ident = jvm._table_identifier(database, table)
+    return jvm.TableInfo(database, table, str(catalog.defaultTablePath(ident)))
+
+
+def planned_table(session: Any, table: Any) -> jvm.TableInfo | None:
+    """The TableInfo of a CatalogTable in a command's plan JSON (CREATE, CREATE ... AS SELECT)."""
+    named = _identifier(table.get("identifier")) if isinstance(table, dict) else None
+    if named is None or not isinstance(table, dict):
+        return None
+    info = default_table(session, *named)
+    storage = table.get("storage") if isinstance(table.get("storage"), dict) else {}
+    if storage.get("locationUri"):
+        info.location = str(storage["locationUri"])
+    provider = table.get("provider")
+    info.provider = str(provider) if isinstance(provider, str) else None
+    return info
+
+
+class _Ddl:
+    def __init__(self, session: Any, cmd: Any, root: Node, memory: TableMemory) -> None:
+        self.session, self.cmd, self.root, self.memory = session, cmd, root, memory
+        self._catalog: Any = None
+
+    @property
+    def catalog(self) -> Any:
+        if self._catalog is None:
+            self._catalog = self.session.sessionState().catalog()
+        return self._catalog
+
+    def default_info(self, database: str | None, table: str) -> jvm.TableInfo:
+        """A managed table's identity and location, computed (the table need not exist)."""
+        return default_table(self.session, database, table)
+
+    def state(self, database: str | None, table: str) -> TableState:
+        """The table as the capture last saw it; else as the catalog has it now; else computed."""
+        known = self.memory.get(database, table)
+        if known is not None:
+            return TableState(jvm.TableInfo(**vars(known.info)), [dict(f) for f in known.schema])
+        try:
+            ident = jvm._table_identifier(database, table)
+            if self.catalog.tableExists(ident):
+                metadata = self.catalog.getTableMetadata(ident)
+                return TableState(jvm.catalog_table(metadata), jvm.schema_fields(metadata))
+        except Exception:
+            log.debug("cannot read table %s from the catalog", table, exc_info=True)
+        return TableState(self.default_info(database, table), [])
+
+    def facts(self, state: TableState, lifecycle: str) -> DatasetFacts:
+        facts = DatasetFacts(_dataset(state.info), file_format=state.info.provider)
+        facts.table, facts.lifecycle, facts.source_uri = state.info, lifecycle, facts.id.namespace
+        facts.schema = state.schema if lifecycle != "DROP" else []
+        return facts
+
+    # the commands -------------------------------------------------------------------------------
+
+    def create(self) -> DatasetFacts | None:
+        table = self.root.fields.get("table")
+        info = planned_table(self.session, table)
+        if info is None or not isinstance(table, dict):
+            return None
+        facts = self.facts(TableState(info, _json_fields(table.get("schema"))), "CREATE")
+        if self.root.fields.get("ignoreIfExists") is True:
+            facts.needs_catalog_event = ("CreateTableEvent", info.database or "default", info.table)
+        return facts
+
+    def add_columns(self) -> DatasetFacts | None:
+        named = _identifier(self.root.fields.get("table"))
+        if named is None:
+            return None
+        state = self.state(*named)
+        present = {str(f.get("name")).lower() for f in state.schema}
+        added = _json_fields(self.root.fields.get("colsToAdd"))
+        # a catalog read may already show the added columns: add only those it lacks
+        state.schema += [f for f in added if str(f.get("name")).lower() not in present]
+        return self.facts(state, "ALTER")
+
+    def truncate(self) -> DatasetFacts | None:
+        named = _identifier(self.root.fields.get("tableName"))
+        return self.facts(self.state(*named), "TRUNCATE") if named else None
+
+    def rename(self) -> DatasetFacts | None:
+        old = _identifier(self.root.fields.get("oldName"))
+        new = _identifier(self.root.fields.get("newName"))
+        if old is None or new is None:
+            return None
+        before = self.state(*old)
+        database = new[0] or before.info.database
+        managed = before.info.location == self.default_info(*old).location
+        after = self.default_info(database, new[1])
+        if not managed:  # an external table keeps its files where they are
+            after.location = before.info.location
+        after.provider = before.info.provider
+        facts = self.facts(TableState(after, before.schema), "RENAME")
+        facts.previous, facts.previous_table = _dataset(before.info), before.info
+        return facts
+
+    def drop(self) -> DatasetFacts | None:
+        if self.root.name == "DropTableCommand":  # spark.sql.legacy.useV1Command
+            named = _identifier(self.root.fields.get("tableName"))
+            if named is None:
+                return None
+        else:
+            child = self.cmd.child()
+            catalog, ident = str(child.catalog().name()), child.identifier()
+            parts = [*(str(p) for p in ident.namespace()), str(ident.name())]
+            if catalog != SESSION_CATALOG:
+                return v2_catalog_facts(self.session, catalog, parts, "DROP")
+            named = (parts[-2] if len(parts) > 1 else None), parts[-1]
+        facts = self.facts(self.state(*named), "DROP")
+        if self.root.fields.get("ifExists") is True and facts.table is not None:
+            database = facts.table.database or "default"
+            facts.needs_catalog_event = ("DropTableEvent", database, facts.table.table)
+        return facts
+
+    def v2_create(self) -> DatasetFacts | None:
+        child = self.cmd.children().apply(0)
+        ident = child.identifier()
+        parts = [*(str(p) for p in ident.namespace()), str(ident.name())]
+        facts = v2_catalog_facts(self.session, str(child.catalog().name()), parts, "CREATE")
+        if facts is not None:
+            facts.schema = _json_fields(self.root.fields.get("tableSchema"))
+        return facts
+
+
+def v2_catalog_facts(
+    session: Any, catalog: str, parts: list[str], lifecycle: str | None
+) -> DatasetFacts | None:
+    """A table of a DataSource V2 catalog other than the session's; JDBC catalogs only."""
+    conf = session.conf()
+    prefix = f"spark.sql.catalog.{catalog}"
+    if "JDBCTableCatalog" not in str(conf.get(prefix, "")):
+        return None
+    url = str(conf.get(f"{prefix}.url", ""))
+    if not url:
+        return None
+    dataset = from_jdbc(url, ".".join(parts))
+    return DatasetFacts(dataset, source_uri=dataset.namespace, lifecycle=lifecycle)
+
+
+def describe_ddl(session: Any, cmd: Any, root: Node, memory: TableMemory) -> DatasetFacts | None:
+    """The dataset a DDL command changes, with its lifecycle change (None if not a known DDL)."""
+    ddl = _Ddl(session, cmd, root, memory)
+    handler = {
+        "CreateDataSourceTableCommand": ddl.create,
+        "CreateTableCommand": ddl.create,
+        "CreateTable": ddl.v2_create,
+        "AlterTableAddColumnsCommand": ddl.add_columns,
+        "TruncateTableCommand": ddl.truncate,
+        "AlterTableRenameCommand": ddl.rename,
+        "DropTable": ddl.drop,
+        "DropTableCommand": ddl.drop,
+    }.get(root.name)
+    return handler() if handler is not None else None

@@ -1,0 +1,48 @@
+"""What the capture learned about one action, as plain Python values (no JVM objects)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from plumbline.spark.datasets import DatasetId
+from plumbline.spark.jvm import TableInfo
+from plumbline.spark.lineage import LineageResult
+
+
+@dataclass
+class DatasetFacts:
+    """One input or output dataset of an action."""
+
+    id: DatasetId
+    schema: list[dict[str, Any]] = field(default_factory=list)
+    file_format: str | None = None
+    table: TableInfo | None = None
+    source_uri: str | None = None
+    stats: dict[str, int] = field(default_factory=dict)
+    lifecycle: str | None = None
+    previous: DatasetId | None = None
+    lineage: LineageResult | None = None
+    local_path: str | None = None
+    # a conditional DDL (IF [NOT] EXISTS) changed the dataset only if Spark's catalog posted this
+    # event (kind, database, table) during the execution; otherwise it was a no-op
+    needs_catalog_event: tuple[str, str, str] | None = None
+    previous_table: TableInfo | None = None  # the table a RENAME moved away from
+
+
+@dataclass
+class ActionFacts:
+    """Everything the capture learned about one execution."""
+
+    command: str
+    inputs: list[DatasetFacts] = field(default_factory=list)
+    outputs: list[DatasetFacts] = field(default_factory=list)
+    sql: str | None = None
+    error: tuple[str, str] | None = None
+    # expression id -> input dataset keys it derives from (to attribute scan metrics)
+    expr_sources: dict[int, set[str]] = field(default_factory=dict, repr=False)
+
+    @property
+    def writes(self) -> bool:
+        """Whether the action changed a dataset (only those produce events)."""
+        return bool(self.outputs)
