@@ -26,6 +26,7 @@ from plumbline.store.write.upsert import (
     execute_many,
     insert,
     insert_ignore,
+    key_filters,
     member_of,
     select_in,
 )
@@ -81,14 +82,30 @@ def _by_name(connection: Connection, keys: set[Key]) -> dict[Key, int]:
     return {(row.ns, row.name): row.id for row in rows}
 
 
-def _by_alias(connection: Connection, keys: set[Key]) -> dict[Key, int]:
-    statement = sa.select(
-        dataset_symlinks.c.namespace, dataset_symlinks.c.name, dataset_symlinks.c.dataset_id
-    )
-    rows = select_in(
-        connection, statement, [dataset_symlinks.c.namespace, dataset_symlinks.c.name], keys
-    )
-    return {(row.namespace, row.name): row.dataset_id for row in rows}
+def _by_name_and_alias(
+    connection: Connection, keys: set[Key]
+) -> tuple[dict[Key, int], dict[Key, int]]:
+    """The datasets of these names, and those these names are aliases of (one statement)."""
+    by_name_columns = [namespaces.c.name, datasets.c.name]
+    by_alias_columns = [dataset_symlinks.c.namespace, dataset_symlinks.c.name]
+    by_name: dict[Key, int] = {}
+    by_alias: dict[Key, int] = {}
+    for name_filter, alias_filter in zip(
+        key_filters(connection, by_name_columns, keys, share=2),
+        key_filters(connection, by_alias_columns, keys, share=2),
+        strict=True,
+    ):
+        statement = sa.union_all(
+            sa.select(sa.literal("n").label("kind"), *by_name_columns, datasets.c.id)
+            .join(namespaces, datasets.c.namespace_id == namespaces.c.id)
+            .where(name_filter),
+            sa.select(sa.literal("a"), *by_alias_columns, dataset_symlinks.c.dataset_id).where(
+                alias_filter
+            ),
+        )
+        for kind, ns, name, dataset_id in connection.execute(statement):
+            (by_name if kind == "n" else by_alias)[(ns, name)] = dataset_id
+    return by_name, by_alias
 
 
 @dataclass
@@ -138,8 +155,7 @@ def plan_datasets(connection: Connection, batch: Batch, extra_refs: set[Key]) ->
             plan.stable_ids[appearance.key] = identity  # appearances are in event-time order
     keys = {a.key for a in batch.appearances} | extra_refs
     candidates = keys | {(ns, name) for links in plan.symlinks_of.values() for ns, name, _ in links}
-    plan.by_name = _by_name(connection, candidates)
-    by_alias = _by_alias(connection, candidates)
+    plan.by_name, by_alias = _by_name_and_alias(connection, candidates)
     for key in sorted(keys):
         found = plan.by_name.get(key) or by_alias.get(key)
         if found is None:

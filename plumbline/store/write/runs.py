@@ -21,6 +21,23 @@ STATES = ("START", "RUNNING", "COMPLETE", "ABORT", "FAIL")
 _RANK = {"START": 0, "RUNNING": 1, "COMPLETE": 2, "ABORT": 3, "FAIL": 4}
 
 
+# a run's state as the write path keeps it (with its id and uuid)
+_STATE = (
+    "job_version_id",
+    "parent_run_uuid",
+    "current_state",
+    "nominal_start_time",
+    "nominal_end_time",
+    "started_at",
+    "ended_at",
+    "error_message",
+    "error_stack",
+    "error_language",
+    "facets",
+    "job_facets",
+)
+
+
 def resolve_runs(connection: Connection, batch: Batch) -> None:
     """Create missing runs (the events' runs and their parent runs); lock and load their state."""
     wanted: dict[str, int] = {}
@@ -36,9 +53,14 @@ def resolve_runs(connection: Connection, batch: Batch) -> None:
             wanted.setdefault(parent.run.run_id.lower(), batch.job_ids[parent_key])
     if not wanted:
         return
-    insert_ignore(
-        connection,
-        runs,
+    # new runs come back from the insert (and are ours, locked); only the others are read
+    statement = (
+        insert(connection, runs)
+        .on_conflict_do_nothing(index_elements=["uuid"])
+        .returning(runs.c.id, runs.c.uuid)
+    )
+    created = connection.execute(
+        statement,
         [
             {
                 "uuid": run_uuid,
@@ -48,28 +70,20 @@ def resolve_runs(connection: Connection, batch: Batch) -> None:
             }
             for run_uuid in sorted(wanted)
         ],
-    )
+    ).all()
+    for row in created:
+        batch.run_ids[row.uuid] = row.id
+        batch.run_state[row.id] = {"id": row.id, "uuid": row.uuid} | dict.fromkeys(_STATE)
+        batch.run_state[row.id].update(facets={}, job_facets={})
+    existing = wanted.keys() - {row.uuid for row in created}
+    if not existing:
+        return
     statement = (
-        sa.select(
-            runs.c.id,
-            runs.c.uuid,
-            runs.c.job_version_id,
-            runs.c.parent_run_uuid,
-            runs.c.current_state,
-            runs.c.nominal_start_time,
-            runs.c.nominal_end_time,
-            runs.c.started_at,
-            runs.c.ended_at,
-            runs.c.error_message,
-            runs.c.error_stack,
-            runs.c.error_language,
-            runs.c.facets,
-            runs.c.job_facets,
-        )
+        sa.select(runs.c.id, runs.c.uuid, *(runs.c[column] for column in _STATE))
         .order_by(runs.c.uuid)
         .with_for_update()
     )
-    for row in select_in(connection, statement, [runs.c.uuid], wanted):
+    for row in select_in(connection, statement, [runs.c.uuid], existing):
         state = row._asdict()
         state["facets"] = dict(state["facets"] or {})
         state["job_facets"] = dict(state["job_facets"] or {})

@@ -74,6 +74,21 @@ def select_in(
     keys: Iterable[tuple[Any, ...]] | Iterable[Any],
 ) -> list[sa.Row[Any]]:
     """Run ``statement`` filtered to rows whose ``columns`` match one of ``keys``, in chunks."""
+    rows: list[sa.Row[Any]] = []
+    for condition in key_filters(connection, columns, keys):
+        rows.extend(connection.execute(statement.where(condition)).all())
+    return rows
+
+
+def key_filters(
+    connection: Connection,
+    columns: Sequence[sa.ColumnElement[Any]],
+    keys: Iterable[tuple[Any, ...]] | Iterable[Any],
+    share: int = 1,
+) -> list[sa.ColumnElement[bool]]:
+    """Conditions "``columns`` match one of ``keys``", one per statement to run: a single one
+    on PostgreSQL, one per chunk of keys on SQLite (whose statements may use ``1/share`` of the
+    parameter limit each). The same keys give chunks in the same order."""
     key_list = sorted(set(keys))  # type: ignore[type-var]
     if not key_list:
         return []
@@ -87,22 +102,16 @@ def select_in(
         arrays = [
             sa.func.unnest(
                 sa.cast(
-                    sa.bindparam(f"k_{i}", value=vals, type_=ARRAY(_plain_type(col))),
+                    sa.bindparam(f"k_{i}", value=vals, type_=ARRAY(_plain_type(col)), unique=True),
                     ARRAY(_plain_type(col)),
                 )
             )
             for i, (col, vals) in enumerate(zip(columns, values, strict=True))
         ]
         target = columns[0] if width == 1 else sa.tuple_(*columns)
-        return list(connection.execute(statement.where(target.in_(sa.select(*arrays)))).all())
-    rows: list[sa.Row[Any]] = []
-    for chunk in chunks(key_list, max(1, MAX_PARAMS // width)):
-        if width == 1:
-            condition = columns[0].in_(chunk)
-        else:
-            condition = sa.tuple_(*columns).in_(chunk)
-        rows.extend(connection.execute(statement.where(condition)).all())
-    return rows
+        return [target.in_(sa.select(*arrays))]
+    target = columns[0] if width == 1 else sa.tuple_(*columns)
+    return [target.in_(chunk) for chunk in chunks(key_list, max(1, MAX_PARAMS // width // share))]
 
 
 def member_of(
