@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
+from functools import cache
 from typing import Any
 
 import sqlalchemy as sa
@@ -11,6 +12,7 @@ from sqlalchemy.engine import Connection
 
 from plumbline.store import schema as s
 from plumbline.store.read.errors import NotFoundError
+from plumbline.store.read.idlist import in_ids
 from plumbline.store.read.visibility import VisibleTo, visible_datasets, visible_namespaces
 
 DEFAULT_LIMIT = 100
@@ -56,18 +58,21 @@ def tag_names_by_owner(
 ) -> dict[int, list[str]]:
     """Tag names (sorted) per owner id, through a link table's ``owner`` column (e.g.
     ``dataset_tags.c.dataset_id``, ``job_tags.c.job_id``) whose table also has ``tag_id``."""
-    link, t = owner.table, s.tags
     out: dict[int, list[str]] = {}
-    for part in chunks(ids):
-        query = (
-            sa.select(owner.label("owner_id"), t.c.name)
-            .join(t, t.c.id == link.c.tag_id)
-            .where(owner.in_(part))
-            .order_by(t.c.name)
-        )
-        for row in conn.execute(query).all():
-            out.setdefault(row.owner_id, []).append(row.name)
+    for owner_id, name in conn.execute(_tags_query(owner), {"ids": list(ids)}).all():
+        out.setdefault(owner_id, []).append(name)
     return out
+
+
+@cache
+def _tags_query(owner: sa.Column[Any]) -> sa.Select[Any]:
+    link, t = owner.table, s.tags
+    return (
+        sa.select(owner.label("owner_id"), t.c.name)
+        .join(t, t.c.id == link.c.tag_id)
+        .where(in_ids(owner))
+        .order_by(t.c.name)
+    )
 
 
 def namespace_row(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
+from functools import cache
 from typing import Any
 
 import sqlalchemy as sa
@@ -11,7 +12,6 @@ from sqlalchemy.engine import Connection
 
 from plumbline.store import schema as s
 from plumbline.store.read.common import (
-    chunks,
     count,
     dataset_pk,
     iso,
@@ -20,34 +20,39 @@ from plumbline.store.read.common import (
     tag_names_by_owner,
 )
 from plumbline.store.read.errors import NotFoundError
+from plumbline.store.read.idlist import in_ids
 from plumbline.store.read.runs import runs_by_uuid
 from plumbline.store.read.visibility import VisibleTo, visible_datasets
 
+_FIELD_TAGS = (
+    sa.select(s.dataset_field_tags.c.field_id, s.tags.c.name)
+    .join(s.tags, s.tags.c.id == s.dataset_field_tags.c.tag_id)
+    .join(s.dataset_fields, s.dataset_fields.c.id == s.dataset_field_tags.c.field_id)
+    .where(in_ids(s.dataset_fields.c.dataset_id))
+    .order_by(s.tags.c.name)
+)
+_FIELDS = (
+    sa.select(
+        s.dataset_fields.c.id,
+        s.dataset_fields.c.dataset_id,
+        s.dataset_fields.c.name,
+        s.dataset_fields.c.type,
+        s.dataset_fields.c.description,
+    )
+    .where(in_ids(s.dataset_fields.c.dataset_id))
+    .order_by(s.dataset_fields.c.dataset_id, s.dataset_fields.c.id)
+)
+
 
 def _fields_by_dataset(conn: Connection, ids: Sequence[int]) -> dict[int, list[dict[str, Any]]]:
-    f, ft, t = s.dataset_fields, s.dataset_field_tags, s.tags
     tags: dict[int, list[str]] = defaultdict(list)
     fields: dict[int, list[dict[str, Any]]] = defaultdict(list)
-    for part in chunks(ids):
-        tag_query = (
-            sa.select(ft.c.field_id, t.c.name)
-            .join(t, t.c.id == ft.c.tag_id)
-            .join(f, f.c.id == ft.c.field_id)
-            .where(f.c.dataset_id.in_(part))
-            .order_by(t.c.name)
+    for field, tag in conn.execute(_FIELD_TAGS, {"ids": ids}).all():
+        tags[field].append(tag)
+    for field, dataset, name, type_, description in conn.execute(_FIELDS, {"ids": ids}).all():
+        fields[dataset].append(
+            {"name": name, "type": type_, "tags": tags.get(field, []), "description": description}
         )
-        for row in conn.execute(tag_query).all():
-            tags[row.field_id].append(row.name)
-        query = sa.select(f).where(f.c.dataset_id.in_(part)).order_by(f.c.dataset_id, f.c.id)
-        for row in conn.execute(query).all():
-            fields[row.dataset_id].append(
-                {
-                    "name": row.name,
-                    "type": row.type,
-                    "tags": tags.get(row.id, []),
-                    "description": row.description,
-                }
-            )
     return fields
 
 
@@ -68,53 +73,56 @@ def _dataset_columns(full: bool) -> list[Any]:
     return columns + [d.c.facets] if full else columns
 
 
+@cache
+def _datasets_query(full: bool) -> sa.Select[Any]:
+    d, n, src, dv = s.datasets, s.namespaces, s.sources, s.dataset_versions
+    return (
+        sa.select(
+            *_dataset_columns(full),
+            n.c.name.label("namespace_name"),
+            src.c.name.label("source_name"),
+            dv.c.uuid.label("version_uuid"),
+            dv.c.lifecycle_state,
+        )
+        .join(n, n.c.id == d.c.namespace_id)
+        .outerjoin(src, src.c.id == d.c.source_id)
+        .outerjoin(dv, dv.c.id == d.c.current_version_id)
+        .where(in_ids(d.c.id))
+    )
+
+
 def datasets_by_pk(
     conn: Connection, ids: Sequence[int], *, full: bool = True
 ) -> dict[int, dict[str, Any]]:
     """Marquez ``Dataset`` documents (``full=False``: the lighter ``DatasetData`` of graph nodes)."""
-    d, n, src, dv = s.datasets, s.namespaces, s.sources, s.dataset_versions
     wanted = sorted(set(ids))
     out: dict[int, dict[str, Any]] = {}
-    for part in chunks(wanted):
-        query = (
-            sa.select(
-                *_dataset_columns(full),
-                n.c.name.label("namespace_name"),
-                src.c.name.label("source_name"),
-                dv.c.uuid.label("version_uuid"),
-                dv.c.lifecycle_state,
+    for row in conn.execute(_datasets_query(full), {"ids": wanted}).all():
+        doc: dict[str, Any] = {
+            "id": {"namespace": row.namespace_name, "name": row.name},
+            "type": row.type,
+            "name": row.name,
+            "physicalName": row.physical_name,
+            "createdAt": iso(row.created_at),
+            "updatedAt": iso(row.updated_at),
+            "namespace": row.namespace_name,
+            "sourceName": row.source_name or row.namespace_name,
+            "fields": [],
+            "tags": [],
+            "lastModifiedAt": iso(row.last_modified_at),
+            "lastLifecycleState": row.lifecycle_state,
+            "description": row.description,
+        }
+        if full:
+            doc.update(
+                {
+                    "currentVersion": row.version_uuid,
+                    "columnLineage": None,
+                    "facets": json_obj(row.facets),
+                    "deleted": bool(row.is_hidden),
+                }
             )
-            .join(n, n.c.id == d.c.namespace_id)
-            .outerjoin(src, src.c.id == d.c.source_id)
-            .outerjoin(dv, dv.c.id == d.c.current_version_id)
-            .where(d.c.id.in_(part))
-        )
-        for row in conn.execute(query).all():
-            doc: dict[str, Any] = {
-                "id": {"namespace": row.namespace_name, "name": row.name},
-                "type": row.type,
-                "name": row.name,
-                "physicalName": row.physical_name,
-                "createdAt": iso(row.created_at),
-                "updatedAt": iso(row.updated_at),
-                "namespace": row.namespace_name,
-                "sourceName": row.source_name or row.namespace_name,
-                "fields": [],
-                "tags": [],
-                "lastModifiedAt": iso(row.last_modified_at),
-                "lastLifecycleState": row.lifecycle_state,
-                "description": row.description,
-            }
-            if full:
-                doc.update(
-                    {
-                        "currentVersion": row.version_uuid,
-                        "columnLineage": None,
-                        "facets": json_obj(row.facets),
-                        "deleted": bool(row.is_hidden),
-                    }
-                )
-            out[row.id] = doc
+        out[row.id] = doc
     fields = _fields_by_dataset(conn, wanted)
     tags = tag_names_by_owner(conn, s.dataset_tags.c.dataset_id, wanted)
     for pk, doc in out.items():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
+from functools import cache
 from typing import Any
 
 import sqlalchemy as sa
@@ -11,7 +12,6 @@ from sqlalchemy.engine import Connection
 
 from plumbline.store import schema as s
 from plumbline.store.read.common import (
-    chunks,
     count,
     iso,
     job_pk,
@@ -20,29 +20,33 @@ from plumbline.store.read.common import (
     tag_names_by_owner,
 )
 from plumbline.store.read.errors import NotFoundError
+from plumbline.store.read.idlist import in_ids
 from plumbline.store.read.runs import STORED_STATES, marquez_state, runs_by_pk, runs_by_uuid
 from plumbline.store.read.visibility import visible_jobs
 
 LATEST_RUNS = 10
 
 
+_IO_OF_JOBS = (
+    sa.select(
+        s.job_dataset_edges.c.job_id,
+        s.job_dataset_edges.c.direction,
+        s.namespaces.c.name,
+        s.datasets.c.name,
+    )
+    .join(s.datasets, s.datasets.c.id == s.job_dataset_edges.c.dataset_id)
+    .join(s.namespaces, s.namespaces.c.id == s.datasets.c.namespace_id)
+    .where(in_ids(s.job_dataset_edges.c.job_id), s.datasets.c.is_hidden == sa.false())
+    .order_by(s.job_dataset_edges.c.job_id, s.namespaces.c.name, s.datasets.c.name)
+)
+
+
 def _io_by_job(conn: Connection, ids: Sequence[int]) -> dict[int, dict[str, list[dict[str, str]]]]:
-    e, d, n = s.job_dataset_edges, s.datasets, s.namespaces
     out: dict[int, dict[str, list[dict[str, str]]]] = defaultdict(
         lambda: {"input": [], "output": []}
     )
-    for part in chunks(ids):
-        query = (
-            sa.select(e.c.job_id, e.c.direction, n.c.name.label("namespace_name"), d.c.name)
-            .join(d, d.c.id == e.c.dataset_id)
-            .join(n, n.c.id == d.c.namespace_id)
-            .where(e.c.job_id.in_(part), d.c.is_hidden == sa.false())
-            .order_by(e.c.job_id, n.c.name, d.c.name)
-        )
-        for row in conn.execute(query).all():
-            out[row.job_id][row.direction].append(
-                {"namespace": row.namespace_name, "name": row.name}
-            )
+    for job, direction, namespace, name in conn.execute(_IO_OF_JOBS, {"ids": ids}).all():
+        out[job][direction].append({"namespace": namespace, "name": name})
     return out
 
 
@@ -57,7 +61,7 @@ def _latest_runs(conn: Connection, ids: Sequence[int]) -> dict[int, list[dict[st
             .over(partition_by=r.c.job_id, order_by=(r.c.created_at.desc(), r.c.id.desc()))
             .label("rank"),
         )
-        .where(r.c.job_id.in_(sa.bindparam("ids", expanding=True)))
+        .where(in_ids(r.c.job_id))
         .subquery()
     )
     query = (
@@ -66,9 +70,8 @@ def _latest_runs(conn: Connection, ids: Sequence[int]) -> dict[int, list[dict[st
         .order_by(ranked.c.job_id, ranked.c.rank)
     )
     order: dict[int, list[int]] = defaultdict(list)
-    for part in chunks(ids):
-        for row in conn.execute(query, {"ids": list(part)}):
-            order[row.job_id].append(row.id)
+    for run, job in conn.execute(query, {"ids": ids}).all():
+        order[job].append(run)
     runs = runs_by_pk(conn, [pk for pks in order.values() for pk in pks])
     return {job: [runs[pk] for pk in pks] for job, pks in order.items()}
 
@@ -92,6 +95,24 @@ def _job_columns(full: bool) -> list[Any]:
     return columns + [j.c.facets] if full else columns
 
 
+@cache
+def _jobs_query(full: bool) -> sa.Select[Any]:
+    j, n, jv, parent = s.jobs, s.namespaces, s.job_versions, _PARENT
+    return (
+        sa.select(
+            *_job_columns(full),
+            n.c.name.label("namespace_name"),
+            parent.c.name.label("parent_name"),
+            parent.c.uuid.label("parent_uuid"),
+            jv.c.uuid.label("version_uuid"),
+        )
+        .join(n, n.c.id == j.c.namespace_id)
+        .outerjoin(parent, parent.c.id == j.c.parent_job_id)
+        .outerjoin(jv, jv.c.id == j.c.current_version_id)
+        .where(in_ids(j.c.id))
+    )
+
+
 def jobs_by_pk(
     conn: Connection,
     ids: Sequence[int],
@@ -103,54 +124,37 @@ def jobs_by_pk(
 
     ``io``: the jobs' inputs and outputs when the caller already has them (the graph does).
     """
-    j, n, jv, parent = s.jobs, s.namespaces, s.job_versions, _PARENT
     wanted = sorted(set(ids))
     out: dict[int, dict[str, Any]] = {}
     latest_uuid: dict[int, str] = {}
-    for part in chunks(wanted):
-        query = (
-            sa.select(
-                *_job_columns(full),
-                n.c.name.label("namespace_name"),
-                parent.c.name.label("parent_name"),
-                parent.c.uuid.label("parent_uuid"),
-                jv.c.uuid.label("version_uuid"),
-            )
-            .join(n, n.c.id == j.c.namespace_id)
-            .outerjoin(parent, parent.c.id == j.c.parent_job_id)
-            .outerjoin(jv, jv.c.id == j.c.current_version_id)
-            .where(j.c.id.in_(part))
-        )
-        for row in conn.execute(query).all():
-            simple = row.name
-            if row.parent_name and row.name.startswith(row.parent_name + "."):
-                simple = row.name[len(row.parent_name) + 1 :]
-            doc: dict[str, Any] = {
-                "id": {"namespace": row.namespace_name, "name": row.name},
-                "type": row.type,
-                "name": row.name,
-                "simpleName": simple,
-                "parentJobName": row.parent_name,
-                "parentJobUuid": row.parent_uuid,
-                "createdAt": iso(row.created_at),
-                "updatedAt": iso(row.updated_at),
-                "namespace": row.namespace_name,
-                "inputs": [],
-                "outputs": [],
-                "location": row.location,
-                "description": row.description,
-                "latestRun": None,
-                "currentVersion": row.version_uuid,
-            }
-            if full:
-                doc.update(
-                    {"latestRuns": [], "facets": json_obj(row.facets), "labels": [], "tags": []}
-                )
-            else:
-                doc["currentRunUuid"] = row.latest_run_uuid
-            if row.latest_run_uuid:
-                latest_uuid[row.id] = row.latest_run_uuid
-            out[row.id] = doc
+    for row in conn.execute(_jobs_query(full), {"ids": wanted}).all():
+        simple = row.name
+        if row.parent_name and row.name.startswith(row.parent_name + "."):
+            simple = row.name[len(row.parent_name) + 1 :]
+        doc: dict[str, Any] = {
+            "id": {"namespace": row.namespace_name, "name": row.name},
+            "type": row.type,
+            "name": row.name,
+            "simpleName": simple,
+            "parentJobName": row.parent_name,
+            "parentJobUuid": row.parent_uuid,
+            "createdAt": iso(row.created_at),
+            "updatedAt": iso(row.updated_at),
+            "namespace": row.namespace_name,
+            "inputs": [],
+            "outputs": [],
+            "location": row.location,
+            "description": row.description,
+            "latestRun": None,
+            "currentVersion": row.version_uuid,
+        }
+        if full:
+            doc.update({"latestRuns": [], "facets": json_obj(row.facets), "labels": [], "tags": []})
+        else:
+            doc["currentRunUuid"] = row.latest_run_uuid
+        if row.latest_run_uuid:
+            latest_uuid[row.id] = row.latest_run_uuid
+        out[row.id] = doc
     if io is None:
         io = _io_by_job(conn, wanted)
     for pk, doc in out.items():
@@ -163,11 +167,20 @@ def jobs_by_pk(
             doc["latestRuns"] = latest.get(pk, [])
             doc["latestRun"] = doc["latestRuns"][0] if doc["latestRuns"] else None
             doc["tags"] = tags.get(pk, [])
-    else:
-        runs = runs_by_uuid(conn, list(latest_uuid.values()))
-        for pk, run_uuid in latest_uuid.items():
-            out[pk]["latestRun"] = runs.get(run_uuid)
+    elif latest_uuid:
+        latest_pks = dict(conn.execute(_LATEST_RUN_OF_JOBS, {"ids": wanted}).all())
+        runs = runs_by_pk(conn, list(latest_pks.values()))
+        for pk, run_pk in latest_pks.items():
+            out[pk]["latestRun"] = runs[run_pk]
     return out
+
+
+# job id -> id of its latest run (``jobs.latest_run_uuid``), for many jobs in one statement
+_LATEST_RUN_OF_JOBS = (
+    sa.select(s.jobs.c.id, s.runs.c.id)
+    .join(s.runs, s.runs.c.uuid == s.jobs.c.latest_run_uuid)
+    .where(in_ids(s.jobs.c.id))
+)
 
 
 def get_job(conn: Connection, namespace: str, name: str) -> dict[str, Any]:

@@ -16,9 +16,10 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from plumbline.store import schema as s
-from plumbline.store.read.common import chunks, dataset_pk, job_pk
+from plumbline.store.read.common import dataset_pk, job_pk
 from plumbline.store.read.datasets import datasets_by_pk
 from plumbline.store.read.errors import InvalidArgumentError
+from plumbline.store.read.idlist import in_ids
 from plumbline.store.read.jobs import jobs_by_pk
 from plumbline.store.read.nodeids import dataset_node, job_node, resolve_node_id
 from plumbline.store.read.visibility import VisibleTo
@@ -38,7 +39,7 @@ _EDGES_OF_JOBS = (
     .join(_DATASET, _DATASET.c.id == _EDGE.c.dataset_id)
     .join(_NAMESPACE, _NAMESPACE.c.id == _DATASET.c.namespace_id)
     .where(
-        _EDGE.c.job_id.in_(sa.bindparam("ids", expanding=True)),
+        in_ids(_EDGE.c.job_id),
         _DATASET.c.is_hidden == sa.false(),
     )
 )
@@ -55,10 +56,10 @@ class _JobEdge(NamedTuple):
 def _job_datasets(conn: Connection, jobs: list[int]) -> dict[int, list[_JobEdge]]:
     """Every visible edge of each job, with the dataset's namespace and name, sorted."""
     out: dict[int, list[_JobEdge]] = defaultdict(list)
-    for part in chunks(jobs):
-        rows = conn.execute(_EDGES_OF_JOBS, {"ids": list(part)}).all()  # one fetch, not per row
-        for job, dataset, direction, namespace, name in rows:
-            out[job].append(_JobEdge(namespace, name, direction, dataset))
+    for job, dataset, direction, namespace, name in conn.execute(
+        _EDGES_OF_JOBS, {"ids": jobs}
+    ).all():
+        out[job].append(_JobEdge(namespace, name, direction, dataset))
     for edges in out.values():
         edges.sort()
     return out

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
@@ -12,6 +11,7 @@ from sqlalchemy.engine import Connection
 from plumbline.store import schema as s
 from plumbline.store.read.common import chunks, count, iso, json_obj, utc
 from plumbline.store.read.errors import InvalidArgumentError, NotFoundError
+from plumbline.store.read.idlist import in_ids
 from plumbline.store.read.visibility import VisibleTo, visible_job_id
 
 # OpenLineage event types (and Marquez's own names) -> Marquez run states
@@ -41,94 +41,89 @@ def _duration_ms(row: sa.Row[Any]) -> int | None:
     return int((ended - started).total_seconds() * 1000)
 
 
+_RUNS = (
+    sa.select(
+        s.runs,
+        s.namespaces.c.name.label("namespace_name"),
+        s.jobs.c.name.label("job_name"),
+        s.job_versions.c.uuid.label("job_version_uuid"),
+    )
+    .join(s.jobs, s.jobs.c.id == s.runs.c.job_id)
+    .join(s.namespaces, s.namespaces.c.id == s.jobs.c.namespace_id)
+    .outerjoin(s.job_versions, s.job_versions.c.id == s.runs.c.job_version_id)
+    .where(in_ids(s.runs.c.id))
+)
+
+
 def runs_by_pk(conn: Connection, run_pks: Sequence[int]) -> dict[int, dict[str, Any]]:
     """Marquez ``Run`` documents of the given run ids (batched queries, no per-run round trip)."""
-    r, j, n, jv = s.runs, s.jobs, s.namespaces, s.job_versions
     out: dict[int, dict[str, Any]] = {}
-    ids = sorted(set(run_pks))
-    for part in chunks(ids):
-        query = (
-            sa.select(
-                r,
-                n.c.name.label("namespace_name"),
-                j.c.name.label("job_name"),
-                jv.c.uuid.label("job_version_uuid"),
-            )
-            .join(j, j.c.id == r.c.job_id)
-            .join(n, n.c.id == j.c.namespace_id)
-            .outerjoin(jv, jv.c.id == r.c.job_version_id)
-            .where(r.c.id.in_(part))
-        )
-        for row in conn.execute(query).all():
-            out[row.id] = {
-                "id": row.uuid,
-                "createdAt": iso(row.created_at),
-                "updatedAt": iso(row.updated_at),
-                "nominalStartTime": iso(row.nominal_start_time),
-                "nominalEndTime": iso(row.nominal_end_time),
-                "state": marquez_state(row.current_state),
-                "startedAt": iso(row.started_at),
-                "endedAt": iso(row.ended_at),
-                "durationMs": _duration_ms(row),
-                "args": {},
-                "jobVersion": (
-                    {
-                        "namespace": row.namespace_name,
-                        "name": row.job_name,
-                        "version": row.job_version_uuid,
-                    }
-                    if row.job_version_uuid
-                    else None
-                ),
-                "inputDatasetVersions": [],
-                "outputDatasetVersions": [],
-                "facets": json_obj(row.facets),
-                # plumbline additions
-                "parentRunId": row.parent_run_uuid,
-                "errorMessage": row.error_message,
-            }
+    if not run_pks:
+        return out
+    for row in conn.execute(_RUNS, {"ids": sorted(set(run_pks))}).all():
+        out[row.id] = {
+            "id": row.uuid,
+            "createdAt": iso(row.created_at),
+            "updatedAt": iso(row.updated_at),
+            "nominalStartTime": iso(row.nominal_start_time),
+            "nominalEndTime": iso(row.nominal_end_time),
+            "state": marquez_state(row.current_state),
+            "startedAt": iso(row.started_at),
+            "endedAt": iso(row.ended_at),
+            "durationMs": _duration_ms(row),
+            "args": {},
+            "jobVersion": (
+                {
+                    "namespace": row.namespace_name,
+                    "name": row.job_name,
+                    "version": row.job_version_uuid,
+                }
+                if row.job_version_uuid
+                else None
+            ),
+            "inputDatasetVersions": [],
+            "outputDatasetVersions": [],
+            "facets": json_obj(row.facets),
+            # plumbline additions
+            "parentRunId": row.parent_run_uuid,
+            "errorMessage": row.error_message,
+        }
     _attach_io(conn, out)
     return out
 
 
 _CURRENT = s.dataset_versions.alias("current_version")
+_RUN_IO = (
+    sa.select(
+        s.run_io.c.run_id,
+        s.run_io.c.direction,
+        s.run_io.c.facets,
+        s.namespaces.c.name.label("namespace_name"),
+        s.datasets.c.name.label("dataset_name"),
+        sa.func.coalesce(s.dataset_versions.c.uuid, _CURRENT.c.uuid).label("version_uuid"),
+    )
+    .join(s.datasets, s.datasets.c.id == s.run_io.c.dataset_id)
+    .join(s.namespaces, s.namespaces.c.id == s.datasets.c.namespace_id)
+    .outerjoin(s.dataset_versions, s.dataset_versions.c.id == s.run_io.c.dataset_version_id)
+    .outerjoin(_CURRENT, _CURRENT.c.id == s.datasets.c.current_version_id)
+    .where(in_ids(s.run_io.c.run_id))
+    .order_by(s.run_io.c.run_id, s.namespaces.c.name, s.datasets.c.name)
+)
 
 
 def _attach_io(conn: Connection, runs: dict[int, dict[str, Any]]) -> None:
-    io, d, n, dv, current = s.run_io, s.datasets, s.namespaces, s.dataset_versions, _CURRENT
-    ios: dict[int, list[Any]] = defaultdict(list)
-    for part in chunks(sorted(runs)):
-        query = (
-            sa.select(
-                io.c.run_id,
-                io.c.direction,
-                io.c.facets,
-                n.c.name.label("namespace_name"),
-                d.c.name.label("dataset_name"),
-                sa.func.coalesce(dv.c.uuid, current.c.uuid).label("version_uuid"),
-            )
-            .join(d, d.c.id == io.c.dataset_id)
-            .join(n, n.c.id == d.c.namespace_id)
-            .outerjoin(dv, dv.c.id == io.c.dataset_version_id)
-            .outerjoin(current, current.c.id == d.c.current_version_id)
-            .where(io.c.run_id.in_(part))
-            .order_by(io.c.run_id, n.c.name, d.c.name)
-        )
-        for row in conn.execute(query).all():
-            ios[row.run_id].append(row)
-    for run_pk, rows in ios.items():
-        for row in rows:
-            # a dataset read before any run wrote it has no version yet: still listed, version null
-            entry = {
-                "datasetVersionId": {
-                    "namespace": row.namespace_name,
-                    "name": row.dataset_name,
-                    "version": row.version_uuid,
-                },
-                "facets": json_obj(row.facets),
-            }
-            key = "inputDatasetVersions" if row.direction == "input" else "outputDatasetVersions"
-            runs[run_pk][key].append(entry)
+    if not runs:
+        return
+    for run_pk, direction, facets, namespace, dataset, version in conn.execute(
+        _RUN_IO, {"ids": sorted(runs)}
+    ).all():
+        # a dataset read before any run wrote it has no version yet: still listed, version null
+        entry = {
+            "datasetVersionId": {"namespace": namespace, "name": dataset, "version": version},
+            "facets": json_obj(facets),
+        }
+        key = "inputDatasetVersions" if direction == "input" else "outputDatasetVersions"
+        runs[run_pk][key].append(entry)
 
 
 def run_pk_by_uuid(conn: Connection, run_uuid: str, visible_to: VisibleTo = None) -> int:
