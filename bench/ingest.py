@@ -15,12 +15,17 @@ The server is the real one (``python -m plumbline serve``, a separate process).
     .venv/bin/python bench/ingest.py              # 4,000 events per measurement
     .venv/bin/python bench/ingest.py --events 1000
     .venv/bin/python bench/ingest.py --events 2000 --backend postgresql
+    .venv/bin/python bench/ingest.py --backend postgresql --mode http_batch --mode direct
+
+The load average (``os.getloadavg``) is printed before and after each measurement: on a shared
+machine, compare code versions side by side in one session (interleaved), not across sessions.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -201,24 +206,43 @@ def stored_events(db_url: str) -> int:
     return stored
 
 
-def measure(backend: str, events: list[dict[str, Any]]) -> dict[str, float]:
+MODES = ("http_single", "http_batch", "direct")
+
+
+def _load() -> str:
+    return "/".join(f"{value:.1f}" for value in os.getloadavg())
+
+
+def measure(
+    backend: str, events: list[dict[str, Any]], modes: tuple[str, ...] = MODES
+) -> dict[str, float]:
     """events/s for single HTTP, batched HTTP and the direct baseline on ``backend``."""
     singles = [json.dumps(e).encode() for e in events]
     batches = [json.dumps(events[i : i + 100]).encode() for i in range(0, len(events), 100)]
-    results = {}
+    results = {mode: float("nan") for mode in MODES}
     for mode, bodies, clients in (("http_single", singles, 8), ("http_batch", batches, 2)):
+        if mode not in modes:
+            continue
         with fresh_database(backend) as db_url, server(db_url) as url:
+            before = _load()
             elapsed = post_all(url, bodies, clients)
+            print(
+                f"  {backend} {mode}: {len(events) / elapsed:.0f} ev/s (load {before} -> {_load()})"
+            )
             assert stored_events(db_url) == len(events)
             results[mode] = len(events) / elapsed
+    if "direct" not in modes:
+        return results
     with fresh_database(backend) as db_url:
         parsed = [parse_event(e) for e in events]
         engine = create_store_engine(db_url)
         writer = writer_for(engine)
+        before = _load()
         started = time.perf_counter()
         for i in range(0, len(parsed), 100):
             writer.write(parsed[i : i + 100])
         results["direct"] = len(events) / (time.perf_counter() - started)
+        print(f"  {backend} direct: {results['direct']:.0f} ev/s (load {before} -> {_load()})")
         engine.dispose()
         assert stored_events(db_url) == len(events)
     return results
@@ -237,12 +261,19 @@ def main() -> None:
         action="append",
         help="measure only this backend (repeatable; default both)",
     )
+    parser.add_argument(
+        "--mode",
+        choices=MODES,
+        action="append",
+        help="measure only this way of writing (repeatable; default all three)",
+    )
     args = parser.parse_args()
     events = make_events(args.events)
     size = sum(len(json.dumps(e)) for e in events) / len(events)
     print(f"{len(events)} events per measurement, {size / 1024:.1f} KiB each on average")
     rows = {
-        backend: measure(backend, events) for backend in args.backend or ("sqlite", "postgresql")
+        backend: measure(backend, events, tuple(args.mode or MODES))
+        for backend in args.backend or ("sqlite", "postgresql")
     }
     print()
     print(

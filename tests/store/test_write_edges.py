@@ -107,3 +107,25 @@ def test_changed_transformation_is_a_new_edge(engine: Engine) -> None:
         ("id", "id", "TRANSFORMATION", 1),
         ("total", "amount", "AGGREGATION", 2),
     ]
+
+
+def test_late_event_of_a_known_run_widens_the_edges_without_counting_the_run_again(
+    engine: Engine,
+) -> None:
+    run_id = str(uuid.uuid4())
+    start = _job_run(run_id, 10)[0]
+    done = _job_run(run_id, 20)[1]
+    ingest(engine, [done])
+    ingest(engine, [start])  # earlier in event time, arriving later
+    state = summary(engine)
+    assert [edge[2:] for edge in state["job_edges"]] == [
+        ["input", "2024-01-01T00:00:10Z", "2024-01-01T00:00:20Z", 1],
+        ["output", "2024-01-01T00:00:10Z", "2024-01-01T00:00:20Z", 1],
+    ]
+    assert [edge[-1] for edge in state["column_edges"]] == [2, 2]
+    # another event of the same run inside the known time span changes no job edge
+    running = {**start, "eventType": "RUNNING", "eventTime": "2024-01-01T00:00:15Z"}
+    ingest(engine, [running])
+    after = summary(engine)
+    assert after["job_edges"] == state["job_edges"]
+    assert [edge[-1] for edge in after["column_edges"]] == [3, 3]
