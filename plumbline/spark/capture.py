@@ -10,6 +10,7 @@ from typing import Any
 
 from plumbline import __version__
 from plumbline.spark import events, jvm
+from plumbline.spark import listener as listeners
 from plumbline.spark.listener import CaptureWorker, SqlExecutionListener
 from plumbline.spark.runs import AppRun, RunTracker
 from plumbline.spark.settings import CaptureSettings, resolve
@@ -47,7 +48,7 @@ class CaptureHandle:
             self._worker,
         )
         self._submit(self._app_event("START"))
-        self._jsc.addSparkListener(self._listener)
+        self._registered = listeners.register(context, self._listener)
 
     def _submit(self, event: dict[str, Any]) -> None:
         self._emitter.submit(event)
@@ -103,7 +104,7 @@ class CaptureHandle:
             remaining = self._settle(timeout)
             self._listener.active = False
             try:
-                self._jsc.removeSparkListener(self._listener)
+                listeners.unregister(self._spark.sparkContext, self._registered)
             except Exception:
                 log.debug("could not remove the listener", exc_info=True)
             self._worker.stop()

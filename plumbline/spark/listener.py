@@ -1,10 +1,14 @@
 """The py4j SparkListener that sees SQL executions start and end, and the worker behind it.
 
-Spark calls listeners on its listener-bus thread, through py4j, for every task and stage event
-too; those methods return at once. SQL execution start/end notifications are reduced to a few
-py4j calls (the QueryExecution must be fetched while the execution is still registered) and
-queued for the worker thread, which reads plans and emits events. Nothing raised here may reach
-Java: every callback logs and swallows its errors.
+Spark calls a listener on its listener-bus thread for every task, stage, block and metrics event.
+A Python listener would pay a py4j round trip (and a JVM-object release) for each, competing with
+the job for CPU, so `register` puts a small JVM-side filter in front of it: a SparkListener
+compiled in the driver's JVM by Janino (the compiler Spark itself uses for code generation, so no
+extra jar) that forwards only SQL execution start/end events. If it cannot be compiled the Python
+listener is registered directly and ignores the other events. SQL execution start/end
+notifications are reduced to a few py4j calls (the QueryExecution must be fetched while the
+execution is still registered) and queued for the worker thread, which reads plans and emits
+events. Nothing raised here may reach Java: every callback logs and swallows its errors.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
+_UI = "org.apache.spark.sql.execution.ui."
 _SQL_START = "SparkListenerSQLExecutionStart"
 _SQL_END = "SparkListenerSQLExecutionEnd"
 
@@ -33,6 +38,67 @@ _IGNORED_CALLBACKS = (
     "onUnschedulableTaskSetRemoved onBlockUpdated onSpeculativeTaskSubmitted "
     "onResourceProfileAdded"
 ).split()
+
+
+_FORWARDER = "PlumblineSqlExecutionForwarder"
+_FORWARDER_SOURCE = f"""
+public class {_FORWARDER} extends org.apache.spark.scheduler.SparkListener {{
+  private volatile org.apache.spark.scheduler.SparkListenerInterface target;
+  public void setTarget(org.apache.spark.scheduler.SparkListenerInterface target) {{
+    this.target = target;
+  }}
+  public void onOtherEvent(org.apache.spark.scheduler.SparkListenerEvent event) {{
+    org.apache.spark.scheduler.SparkListenerInterface t = target;
+    if (t != null && (event instanceof {_UI}{_SQL_START} || event instanceof {_UI}{_SQL_END})) {{
+      t.onOtherEvent(event);
+    }}
+  }}
+}}
+"""
+# The compiled forwarder class of the last JVM seen: (py4j gateway, java.lang.Class).
+_compiled: list[tuple[Any, Any]] = []
+
+
+def _forwarder_class(context: Any) -> Any:
+    """The forwarder's JVM class, compiled once per JVM gateway."""
+    gateway = context._gateway
+    if _compiled and _compiled[0][0] is gateway:
+        return _compiled[0][1]
+    compiler = context._jvm.org.codehaus.janino.SimpleCompiler()
+    compiler.setParentClassLoader(context._jsc.sc().getClass().getClassLoader())
+    compiler.cook(_FORWARDER_SOURCE)
+    cls = compiler.getClassLoader().loadClass(_FORWARDER)
+    _compiled[:] = [(gateway, cls)]
+    return cls
+
+
+def register(context: Any, listener: SqlExecutionListener, *, filtered: bool = True) -> Any:
+    """Add `listener` to the SparkContext's listener bus; returns the JVM object to `unregister`.
+
+    Behind the JVM-side filter when it compiles (and `filtered`); else the listener's own py4j
+    proxy, held as a JVM reference: passing the Python object again would make a new proxy that
+    Spark could not remove.
+    """
+    registered = None
+    if filtered:
+        try:
+            registered = _forwarder_class(context).newInstance()
+            registered.setTarget(listener)
+        except Exception:
+            log.warning(
+                "plumbline could not compile its JVM event filter; every Spark event will call "
+                "into Python",
+                exc_info=True,
+            )
+    if registered is None:
+        registered = context._jvm.java.util.Collections.singletonList(listener).get(0)
+    context._jsc.sc().addSparkListener(registered)
+    return registered
+
+
+def unregister(context: Any, registered: Any) -> None:
+    """Remove what `register` added from the listener bus."""
+    context._jsc.sc().removeSparkListener(registered)
 
 
 class CaptureWorker:
@@ -107,6 +173,18 @@ class SqlExecutionListener:
         self._worker = worker
         self.active = True
         self.callbacks = 0  # every call Spark made into this listener (a measure of its cost)
+
+    def equals(self, other: Any) -> bool:
+        """Java's `Object.equals` on this listener's proxy, which py4j forwards here.
+
+        Spark asks it while removing a listener from its bus; the JVM compares identity before,
+        so whatever reaches this method is another object.
+        """
+        return False
+
+    def hashCode(self) -> int:  # noqa: N802 - Java method name
+        """Java's `Object.hashCode` on this listener's proxy (identity-based, like Java's)."""
+        return id(self) & 0x7FFFFFFF
 
     def onOtherEvent(self, event: Any) -> None:  # noqa: N802 - Java interface name
         self.callbacks += 1
