@@ -114,15 +114,20 @@ def default_table(session: Any, database: str | None, table: str) -> jvm.TableIn
     return jvm.TableInfo(database, table, str(catalog.defaultTablePath(ident)))
 
 
-def planned_table(session: Any, table: Any) -> jvm.TableInfo | None:
-    """The TableInfo of a CatalogTable in a command's plan JSON (CREATE, CREATE ... AS SELECT)."""
+def planned_table(session: Any, cmd: Any, table: Any) -> jvm.TableInfo | None:
+    """The TableInfo of the CatalogTable of a CREATE or CREATE ... AS SELECT command.
+
+    From the plan's JSON (`table`), which lacks the location: an external table's is read from
+    the command (`cmd.table()`), a managed table's is the catalog's default path.
+    """
     named = _identifier(table.get("identifier")) if isinstance(table, dict) else None
     if named is None or not isinstance(table, dict):
         return None
     info = default_table(session, *named)
-    storage = table.get("storage") if isinstance(table.get("storage"), dict) else {}
-    if storage.get("locationUri"):
-        info.location = str(storage["locationUri"])
+    kind = table.get("tableType")
+    if isinstance(kind, dict) and kind.get("name") == "EXTERNAL":
+        location = jvm.option(cmd.table().storage().locationUri())
+        info.location = str(location) if location is not None else info.location
     provider = table.get("provider")
     info.provider = str(provider) if isinstance(provider, str) else None
     return info
@@ -167,7 +172,7 @@ class _Ddl:
 
     def create(self) -> DatasetFacts | None:
         table = self.root.fields.get("table")
-        info = planned_table(self.session, table)
+        info = planned_table(self.session, self.cmd, table)
         if info is None or not isinstance(table, dict):
             return None
         facts = self.facts(TableState(info, _json_fields(table.get("schema"))), "CREATE")

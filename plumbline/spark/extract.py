@@ -177,13 +177,16 @@ class _Extraction:
             facts.local_path = _local(location)
             mode = "Overwrite" if cmd.overwrite() else "Append"
         elif name == "CreateDataSourceTableAsSelectCommand":
-            info = planned_table(self.session, self.root.fields.get("table"))
+            info = planned_table(self.session, cmd, self.root.fields.get("table"))
             if info is None:
                 ident = str(cmd.table().identifier().unquotedString())
                 info = jvm.table_by_name(self.session, ident)
             facts = DatasetFacts(_table_dataset(info), file_format=info.provider, table=info)
             facts.local_path = _local(info.location or "")
-            mode = "Create" if mode != "Overwrite" else mode
+            if mode != "Overwrite":  # a CREATE only if the table did not exist
+                mode = "Create"
+                database = info.database or "default"
+                facts.needs_catalog_event = ("CreateTableEvent", database, info.table)
         elif name in _V2_WRITES:
             facts = self._v2_output(cmd, name)
         elif name in ("SaveIntoDataSourceCommand", "InsertIntoDataSourceCommand"):

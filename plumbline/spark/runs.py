@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from plumbline.spark import events, jvm
+from plumbline.spark import catalog_events, events, jvm
 from plumbline.spark.datasets import redact_text
 from plumbline.spark.extract import (
     ActionFacts,
@@ -48,8 +48,6 @@ class _ActionRun:
     started: bool = False
     nested: list[ActionFacts] = field(default_factory=list)
     at_start: dict[int, ActionFacts] = field(default_factory=dict)  # by execution id
-    # Spark catalog events (kind, database, table) posted while the action ran
-    catalog_events: set[tuple[str, str, str]] = field(default_factory=set)
     readers: list[Any] = field(default_factory=list)  # QueryExecutions of nested reads
 
 
@@ -63,9 +61,8 @@ class RunTracker:
         self._runs: dict[int, _ActionRun] = {}
         self._root_of: dict[int, int] = {}
         self._tables = TableMemory()
-        # set by the capture when the listener forwards Spark's catalog events; without them an
-        # IF [NOT] EXISTS statement is taken to have changed its table
-        self.sees_catalog_events = False
+        # without Spark's catalog events an IF [NOT] EXISTS statement counts as a change
+        self._catalog = catalog_events.attach(session)
         self._properties: dict[str, str] | None = None
 
     def spark_properties(self) -> dict[str, str]:
@@ -83,11 +80,10 @@ class RunTracker:
                 log.debug("cannot read the Spark properties", exc_info=True)
         return self._properties
 
-    def catalog_changed(self, kind: str, database: str, table: str) -> None:
-        """Spark's catalog posted an event (CreateTableEvent, DropTableEvent...) for a table."""
-        change = (kind, database.lower(), table.lower())
-        for run in self._runs.values():
-            run.catalog_events.add(change)
+    def close(self) -> None:
+        """Stop following the catalog's events."""
+        if self._catalog is not None:
+            self._catalog.active = False
 
     def execution_started(self, execution_id: int, root_id: int, qe: Any, time_ms: float) -> None:
         """A SQL execution started; `qe` is its QueryExecution (None if already gone)."""
@@ -102,7 +98,7 @@ class RunTracker:
         if reusable(facts):
             run.at_start[execution_id] = facts
         # a conditional DDL may be a no-op: its START waits for the verdict at the end
-        if facts.writes and not any(d.needs_catalog_event for d in facts.outputs):
+        if facts.writes and not any(_conditional_ddl(d) for d in facts.outputs):
             self._send_start(run, facts)
 
     def execution_ended(self, execution_id: int, qe: Any, failure: Any, time_ms: float) -> None:
@@ -119,12 +115,13 @@ class RunTracker:
                     run.readers.append(qe)
             return
         del self._runs[root_id]
+        changes = self._catalog.take(root_id) if self._catalog is not None else None
         merged = _merge(facts, run.nested)
         if merged is not None:
             for reader in run.readers:
                 add_nested_scan_metrics(reader, merged)
-            if self.sees_catalog_events:
-                merged.outputs = [d for d in merged.outputs if _happened(d, run, merged)]
+            if changes is not None:
+                _apply_catalog_changes(merged, changes)
             self._tables.remember(merged)
         if merged is None or not merged.writes:
             return
@@ -160,6 +157,12 @@ class RunTracker:
         self, run: _ActionRun, facts: ActionFacts, time_ms: float | None = None
     ) -> None:
         run.started = True
+        if any(d.needs_catalog_event for d in facts.outputs):  # CREATE not known yet
+            facts = copy.copy(facts)
+            facts.outputs = [copy.copy(d) for d in facts.outputs]
+            for output in facts.outputs:
+                if output.needs_catalog_event:
+                    output.lifecycle = None
         inputs, outputs = events.datasets(facts, with_stats=False)
         self._emit(
             events.run_event(
@@ -200,13 +203,26 @@ class RunTracker:
         )
 
 
-def _happened(output: Any, run: _ActionRun, facts: ActionFacts) -> bool:
-    """False for an IF [NOT] EXISTS statement that left the catalog as it was (a no-op)."""
-    expected = output.needs_catalog_event
-    if expected is None or facts.error is not None:
-        return True
-    kind, database, table = expected
-    return (kind, database.lower(), table.lower()) in run.catalog_events
+def _conditional_ddl(output: Any) -> bool:
+    return output.needs_catalog_event is not None and output.lineage is None
+
+
+def _apply_catalog_changes(facts: ActionFacts, changes: set[tuple[str, str, str]]) -> None:
+    """Drop the outputs of IF [NOT] EXISTS DDL that changed nothing; a CREATE ... AS SELECT
+    into a table that already existed (saveAsTable in append mode) creates nothing."""
+    if facts.error is not None:
+        return
+    kept = []
+    for output in facts.outputs:
+        expected = output.needs_catalog_event
+        if expected is not None:
+            kind, database, table = expected
+            if (kind, database.lower(), table.lower()) not in changes:
+                if _conditional_ddl(output):  # a no-op
+                    continue
+                output.lifecycle = None
+        kept.append(output)
+    facts.outputs = kept
 
 
 def _merge(root: ActionFacts | None, nested: list[ActionFacts]) -> ActionFacts | None:

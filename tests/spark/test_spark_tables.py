@@ -173,3 +173,56 @@ def test_ddl_lifecycle(spark: Any, captured: Any) -> None:
     rename = ends[3]["outputs"][0]["facets"]["lifecycleStateChange"]
     assert rename["previousIdentifier"] == {"namespace": "file", "name": old_path}
     assert all(e["inputs"] == [] for e in ends)
+
+
+def _changes(captured: Any) -> list[tuple[str, str | None, list[str]]]:
+    ends = [e for e in captured.actions() if e["eventType"] == "COMPLETE"]
+    return [
+        (
+            e["outputs"][0]["name"],
+            e["outputs"][0]["facets"].get("lifecycleStateChange", {}).get("lifecycleStateChange"),
+            [f["name"] for f in e["outputs"][0]["facets"].get("schema", {}).get("fields", [])],
+        )
+        for e in ends
+    ]
+
+
+def test_if_exists_statements_that_change_nothing_claim_nothing(
+    spark: Any, captured: Any, source: str
+) -> None:
+    spark.sql("DROP TABLE IF EXISTS plumbline_t_cond")
+    spark.sql("DROP TABLE IF EXISTS plumbline_t_cond_save")
+    path = _warehouse(spark).replace("file:", "") + "/plumbline_t_cond"
+    captured.mark()
+    spark.sql("DROP TABLE IF EXISTS plumbline_t_cond")  # missing: a no-op
+    spark.sql("CREATE TABLE IF NOT EXISTS plumbline_t_cond (a INT) USING parquet")  # creates
+    spark.sql("CREATE TABLE IF NOT EXISTS plumbline_t_cond (a INT, b INT) USING parquet")  # no-op
+    spark.sql("DROP TABLE IF EXISTS plumbline_t_cond")  # drops
+    spark.read.parquet(source).write.saveAsTable("plumbline_t_cond_save")  # creates
+    spark.read.parquet(source).write.mode("append").saveAsTable("plumbline_t_cond_save")  # appends
+    events = captured.actions()
+    assert _runs(events) == [["START", "COMPLETE"]] * 4
+    save_path = _table_path(spark, "plumbline_t_cond_save")
+    assert _changes(captured) == [
+        (path, "CREATE", ["a"]),
+        (path, "DROP", []),
+        (save_path, "CREATE", ["id", "name"]),
+        (save_path, None, ["id", "name"]),
+    ]
+    append_start = [e for e in events if e["eventType"] == "START"][3]
+    assert "lifecycleStateChange" not in append_start["outputs"][0]["facets"]
+
+
+def test_external_table_keeps_its_location(spark: Any, captured: Any, workdir: Path) -> None:
+    for name in ("plumbline_t_ext", "plumbline_t_ext2"):
+        spark.sql(f"DROP TABLE IF EXISTS {name}")
+    location = str(workdir / "external")
+    captured.mark()
+    spark.sql(f"CREATE TABLE plumbline_t_ext (a INT) USING parquet LOCATION '{location}'")
+    spark.sql("ALTER TABLE plumbline_t_ext RENAME TO plumbline_t_ext2")
+    spark.sql("DROP TABLE plumbline_t_ext2")
+    assert _changes(captured) == [
+        (location, "CREATE", ["a"]),
+        (location, "RENAME", ["a"]),
+        (location, "DROP", []),
+    ]

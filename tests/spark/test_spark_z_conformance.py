@@ -39,9 +39,15 @@ def _facets(event: dict[str, Any]) -> list[dict[str, Any]]:
 def test_every_emitted_event_is_valid_openlineage(
     spark: Any, captured: Any, events_file: Path, workdir: Path, spec_dir: Path
 ) -> None:
-    # a scenario of its own, so that the test also stands alone
+    # a scenario of its own, so that the test also stands alone: file writes, a lazy spark.sql
+    # write (sql facet), DDL (lifecycle changes) and every run's spark_properties facet
     spark.createDataFrame([(1, "a")], "id long, v string").write.parquet(str(workdir / "a"))
     spark.read.parquet(str(workdir / "a")).groupBy("v").count().write.json(str(workdir / "b"))
+    spark.read.parquet(str(workdir / "a")).createOrReplaceTempView("plumbline_conformance")
+    spark.sql("SELECT v, id * 2 AS twice FROM plumbline_conformance").write.orc(str(workdir / "c"))
+    spark.sql("CREATE TABLE IF NOT EXISTS plumbline_t_conf (a INT) USING parquet")
+    spark.sql("ALTER TABLE plumbline_t_conf RENAME TO plumbline_t_conf2")
+    spark.sql("DROP TABLE IF EXISTS plumbline_t_conf2")
     captured.events()  # flush
     events = [json.loads(line) for line in events_file.read_text().splitlines() if line]
     assert len(events) >= 5  # this test's own: application START and two runs
@@ -50,6 +56,7 @@ def test_every_emitted_event_is_valid_openlineage(
         {"$ref": RUN_EVENT}, registry=registry, format_checker=FormatChecker()
     )
     checked_facets = 0
+    kinds_checked: set[str] = set()
     for event in events:
         errors = [e.message for e in validator.iter_errors(event)]
         assert errors == [], (event["eventType"], event["job"]["name"], errors)
@@ -60,6 +67,14 @@ def test_every_emitted_event_is_valid_openlineage(
             facet_errors = [e.message for e in facet_validator.iter_errors(facet)]
             assert facet_errors == [], (facet["_schemaURL"], facet_errors)
             checked_facets += 1
+            kinds_checked.add(facet["_schemaURL"].rsplit("/", 1)[-1])
     assert checked_facets > len(events)
+    assert {
+        "RunFacet",  # spark_properties
+        "SQLJobFacet",
+        "LifecycleStateChangeDatasetFacet",
+        "ColumnLineageDatasetFacet",
+        "SchemaDatasetFacet",
+    } <= kinds_checked
     kinds = {event["eventType"] for event in events}
     assert {"START", "COMPLETE"} <= kinds

@@ -1,0 +1,77 @@
+"""Which tables each SQL execution created, dropped or renamed, from Spark's catalog events.
+
+Spark's session catalog posts an event for every table it creates, drops or renames
+(`ExternalCatalogWithListener`), synchronously on the thread that runs the statement, where the
+SQL execution id is a local property. Recording them per execution tells an `IF [NOT] EXISTS`
+statement that changed nothing from one that did, which neither its plan nor a later look at the
+catalog can. Only DDL fires these events, so the py4j call-back costs two round trips per DDL.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+_EVENT = re.compile(r"^(CreateTableEvent|DropTableEvent|RenameTableEvent)\((.*)\)$", re.S)
+_EXECUTION_ID = "spark.sql.execution.id"
+
+Change = tuple[str, str, str]  # (event class, database, table), lower case
+
+
+class CatalogEventRecorder:
+    """py4j ExternalCatalogEventListener recording table changes by SQL execution id (bounded)."""
+
+    class Java:
+        implements = ["org.apache.spark.sql.catalyst.catalog.ExternalCatalogEventListener"]
+
+    def __init__(self, spark_context: Any, limit: int = 1000) -> None:
+        self._context = spark_context  # the JVM SparkContext
+        self._limit = limit
+        self._lock = threading.Lock()
+        self._changes: dict[int, set[Change]] = {}
+        self.active = True
+
+    def onEvent(self, event: Any) -> None:  # noqa: N802 - Java interface name
+        """Called by Spark on the statement's thread; never raises into Spark."""
+        try:
+            if not self.active:
+                return
+            match = _EVENT.match(str(event.toString()))  # e.g. "CreateTableEvent(default,t)"
+            if match is None:
+                return
+            execution = self._context.getLocalProperty(_EXECUTION_ID)
+            if execution is None:
+                return
+            database, table = (p.strip().lower() for p in match.group(2).split(",")[:2])
+            with self._lock:
+                self._changes.setdefault(int(execution), set()).add(
+                    (match.group(1), database, table)
+                )
+                while len(self._changes) > self._limit:
+                    self._changes.pop(next(iter(self._changes)))
+        except Exception:
+            log.debug("plumbline could not record a catalog event", exc_info=True)
+
+    def take(self, execution_id: int) -> set[Change]:
+        """The changes recorded for an execution (forgotten afterwards)."""
+        with self._lock:
+            return self._changes.pop(execution_id, set())
+
+
+def attach(session: Any) -> CatalogEventRecorder | None:
+    """Record the catalog events of `session`'s shared catalog; None if that is not possible."""
+    try:
+        recorder = CatalogEventRecorder(session.sparkContext())
+        session.sharedState().externalCatalog().addListener(recorder)
+        return recorder
+    except Exception:
+        log.warning(
+            "plumbline cannot follow Spark's catalog events; IF [NOT] EXISTS statements will "
+            "be reported as changes",
+            exc_info=True,
+        )
+        return None
