@@ -8,17 +8,19 @@ downstream when ``withDownstream`` is true; depth counts field-to-field hops.
 from __future__ import annotations
 
 from collections import defaultdict
+from functools import cache
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from plumbline.store import schema as s
-from plumbline.store.read.common import chunks, dataset_pk, job_pk
+from plumbline.store.read.common import dataset_pk, job_pk
 from plumbline.store.read.errors import InvalidArgumentError, NotFoundError
+from plumbline.store.read.idlist import in_ids
 from plumbline.store.read.nodeids import field_node, resolve_node_id
 from plumbline.store.read.visibility import VisibleTo
-from plumbline.store.read.walks import field_edges, field_walk
+from plumbline.store.read.walks import direct_field_edges, field_walk, whole_dataset_field_edges
 
 DEFAULT_DEPTH = 20
 
@@ -72,44 +74,53 @@ def get_column_lineage(
     return {"graph": _graph(conn, set(ordered[:cap])), "truncated": truncated}
 
 
+_FIELDS = (
+    sa.select(
+        s.dataset_fields.c.id,
+        s.dataset_fields.c.name,
+        s.dataset_fields.c.type,
+        s.datasets.c.name,
+        s.namespaces.c.name,
+        s.dataset_versions.c.uuid,
+    )
+    .join(s.datasets, s.datasets.c.id == s.dataset_fields.c.dataset_id)
+    .join(s.namespaces, s.namespaces.c.id == s.datasets.c.namespace_id)
+    .outerjoin(s.dataset_versions, s.dataset_versions.c.id == s.datasets.c.current_version_id)
+    .where(in_ids(s.dataset_fields.c.id))
+)
+
+
 def _fields(conn: Connection, ids: set[int]) -> dict[int, dict[str, Any]]:
-    f, d, n, dv = s.dataset_fields, s.datasets, s.namespaces, s.dataset_versions
     out: dict[int, dict[str, Any]] = {}
-    for part in chunks(sorted(ids)):
-        query = (
-            sa.select(
-                f.c.id,
-                f.c.name,
-                f.c.type,
-                d.c.name.label("dataset"),
-                n.c.name.label("namespace"),
-                dv.c.uuid.label("version"),
-            )
-            .join(d, d.c.id == f.c.dataset_id)
-            .join(n, n.c.id == d.c.namespace_id)
-            .outerjoin(dv, dv.c.id == d.c.current_version_id)
-            .where(f.c.id.in_(part))
-        )
-        for row in conn.execute(query):
-            out[row.id] = {
-                "namespace": row.namespace,
-                "dataset": row.dataset,
-                "datasetVersion": row.version,
-                "field": row.name,
-                "fieldType": row.type,
-            }
+    for pk, name, type_, dataset, namespace, version in conn.execute(
+        _FIELDS, {"ids": sorted(ids)}
+    ).all():
+        out[pk] = {
+            "namespace": namespace,
+            "dataset": dataset,
+            "datasetVersion": version,
+            "field": name,
+            "fieldType": type_,
+        }
     return out
+
+
+@cache
+def _edges_into() -> sa.CompoundSelect[Any]:
+    """The field edges whose output is one of the bound ``ids``, filtered in each branch."""
+    direct, whole = direct_field_edges(), whole_dataset_field_edges()
+    return sa.union_all(
+        direct.where(in_ids(s.column_lineage_edges.c.output_field_id)),
+        whole.where(in_ids(s.dataset_fields.c.id)),
+    )
 
 
 def _graph(conn: Connection, ids: set[int]) -> list[dict[str, Any]]:
     fields = _fields(conn, ids)
-    edges = field_edges()
     inputs: dict[int, list[Any]] = defaultdict(list)
-    for part in chunks(sorted(ids)):
-        query = sa.select(edges).where(edges.c.output_field_id.in_(part))
-        for row in conn.execute(query):
-            if row.input_field_id in fields:
-                inputs[row.output_field_id].append(row)
+    for row in conn.execute(_edges_into(), {"ids": sorted(ids)}).all():
+        if row.input_field_id in fields:
+            inputs[row.output_field_id].append(row)
     node_ids = {
         pk: field_node(f["namespace"], f["dataset"], f["field"]) for pk, f in fields.items()
     }

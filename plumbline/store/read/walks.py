@@ -158,12 +158,10 @@ def job_walk(
     return _run(conn, statement, params, cap)
 
 
-@cache
-def field_edges() -> sa.Subquery:
-    """Field -> field lineage edges: the ``fields`` edges plus each ``dataset`` dependency applied to
-    every field of the dataset it shapes (join keys, filters, grouping, sorting)."""
-    cl, cd, f = s.column_lineage_edges, s.column_dataset_edges, s.dataset_fields
-    direct = sa.select(
+def direct_field_edges() -> sa.Select[Any]:
+    """The ``fields`` edges of column lineage, in :func:`field_edges`'s columns."""
+    cl = s.column_lineage_edges
+    return sa.select(
         cl.c.output_field_id,
         cl.c.input_field_id,
         cl.c.transformation_type,
@@ -171,7 +169,12 @@ def field_edges() -> sa.Subquery:
         cl.c.description,
         cl.c.masking,
     )
-    whole = sa.select(
+
+
+def whole_dataset_field_edges() -> sa.Select[Any]:
+    """The ``dataset`` dependencies, one edge to each field of the dataset they shape."""
+    cd, f = s.column_dataset_edges, s.dataset_fields
+    return sa.select(
         f.c.id.label("output_field_id"),
         cd.c.input_field_id,
         cd.c.transformation_type,
@@ -179,7 +182,13 @@ def field_edges() -> sa.Subquery:
         cd.c.description,
         cd.c.masking,
     ).join(f, f.c.dataset_id == cd.c.output_dataset_id)
-    return sa.union_all(direct, whole).subquery("field_edges")
+
+
+@cache
+def field_edges() -> sa.Subquery:
+    """Field -> field lineage edges: the ``fields`` edges plus each ``dataset`` dependency applied to
+    every field of the dataset it shapes (join keys, filters, grouping, sorting)."""
+    return sa.union_all(direct_field_edges(), whole_dataset_field_edges()).subquery("field_edges")
 
 
 def _field_seed(start_kind: str) -> sa.Select[Any]:
@@ -198,29 +207,45 @@ def _field_seed(start_kind: str) -> sa.Select[Any]:
 
 
 @cache
-def _field_walk_statement(start_kind: str, downstream: bool, limited: bool) -> sa.Select[Any]:
-    edges = field_edges()
-    here, there = (
-        (edges.c.input_field_id, edges.c.output_field_id)
-        if downstream
-        else (edges.c.output_field_id, edges.c.input_field_id)
-    )
+def _field_walk_statement(
+    start_kind: str, downstream: bool, limited: bool, split: bool
+) -> sa.Select[Any]:
+    """The field walk; ``split``: one recursive step per kind of edge (SQLite).
+
+    Joined to the walk as one ``UNION ALL`` subquery, SQLite materializes every field edge on every
+    step of the recursion (seconds on a million edges): it cannot push the join into the union.
+    Split into one recursive step per kind of edge (SQLite >= 3.34 allows several), each step is
+    an index lookup. PostgreSQL allows one reference to the walk, and pushes the join down itself.
+    """
     seed = _field_seed(start_kind).subquery("seed")
     walk = sa.select(seed.c.node_id.label("node_id"), ZERO.label("depth")).cte(
         "downstream_fields" if downstream else "upstream_fields", recursive=True
     )
-    step = (
-        sa.select(there, (walk.c.depth + ONE).label("depth"))
-        .select_from(walk)
-        .join(edges, here == walk.c.node_id)
-        .where(_within_depth(walk))
+    sources = (
+        [direct_field_edges().subquery("direct"), whole_dataset_field_edges().subquery("whole")]
+        if split
+        else [field_edges()]
     )
-    if limited:  # only through fields of datasets a namespace-limited caller may see
-        f = s.dataset_fields.alias("visible_field")
-        step = step.join(f, f.c.id == there).where(
-            f.c.dataset_id.in_(visible_dataset_ids(VISIBLE_NS))
+    steps = []
+    for edges in sources:
+        here, there = (
+            (edges.c.input_field_id, edges.c.output_field_id)
+            if downstream
+            else (edges.c.output_field_id, edges.c.input_field_id)
         )
-    return _limited(walk.union(step))
+        step = (
+            sa.select(there.label("node_id"), (walk.c.depth + ONE).label("depth"))
+            .select_from(walk)
+            .join(edges, here == walk.c.node_id)
+            .where(_within_depth(walk))
+        )
+        if limited:  # only through fields of datasets a namespace-limited caller may see
+            f = s.dataset_fields.alias("visible_field")
+            step = step.join(f, f.c.id == there).where(
+                f.c.dataset_id.in_(visible_dataset_ids(VISIBLE_NS))
+            )
+        steps.append(step)
+    return _limited(walk.union(*steps))
 
 
 def field_walk(
@@ -236,7 +261,8 @@ def field_walk(
     """Dataset fields reachable along column lineage from a field, a dataset's fields or a job's
     output fields (``start_kind`` ``DATASET_FIELD``/``DATASET``/``JOB``); upstream follows
     output -> input, downstream input -> output."""
-    statement = _field_walk_statement(start_kind, downstream, visible_to is not None)
+    split = conn.dialect.name == "sqlite"
+    statement = _field_walk_statement(start_kind, downstream, visible_to is not None, split)
     params = {"start": start, "max_depth": max_depth, **walk_params(visible_to)}
     return _run(conn, statement, params, cap)
 
