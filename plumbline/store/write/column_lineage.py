@@ -4,6 +4,7 @@ carried the edge."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -37,8 +38,39 @@ def _transformations(
     return [("", deprecated_type or "", deprecated_description, deprecated_type == "MASKED")]
 
 
-def write_column_lineage(connection: Connection, batch: Batch) -> None:
-    """Create the fields the lineage names (and lacks), then upsert the edges."""
+@dataclass
+class EdgeRows:
+    """The edge rows of one write, ready to upsert."""
+
+    fields: list[dict[str, Any]]  # column_lineage_edges
+    datasets: list[dict[str, Any]]  # column_dataset_edges
+
+
+def write_edges(connection: Connection, rows: EdgeRows) -> None:
+    """Upsert the edges (no result is read: fit for a pipeline)."""
+    if rows.fields:
+        _upsert(
+            connection,
+            column_lineage_edges,
+            ["output_field_id", "input_field_id", "transformation_type", "transformation_subtype"],
+            rows.fields,
+        )
+    if rows.datasets:
+        _upsert(
+            connection,
+            column_dataset_edges,
+            [
+                "output_dataset_id",
+                "input_field_id",
+                "transformation_type",
+                "transformation_subtype",
+            ],
+            rows.datasets,
+        )
+
+
+def prepare_edges(connection: Connection, batch: Batch) -> EdgeRows:
+    """The events' column-lineage edges, merged, with the fields they name created if missing."""
     field_edges: dict[tuple[FieldKey, FieldKey, str, str], dict[str, Any]] = {}
     dataset_edges: dict[tuple[int, FieldKey, str, str], dict[str, Any]] = {}
 
@@ -101,7 +133,7 @@ def write_column_lineage(connection: Connection, batch: Batch) -> None:
             for kind, subtype, description, masking in _transformations(input_field, None, None):
                 add(dataset_edges, (output_id, source, kind, subtype), time, description, masking)
     if not field_edges and not dataset_edges:
-        return
+        return EdgeRows([], [])
 
     needed: set[FieldKey] = set()
     for out_field, in_field, _, _ in field_edges:
@@ -109,43 +141,28 @@ def write_column_lineage(connection: Connection, batch: Batch) -> None:
     needed.update(in_field for _, in_field, _, _ in dataset_edges)
     field_ids = ensure_fields(connection, batch, needed)
 
-    if field_edges:
-        _upsert(
-            connection,
-            column_lineage_edges,
-            ["output_field_id", "input_field_id", "transformation_type", "transformation_subtype"],
-            [
-                {
-                    "output_field_id": field_ids[out_field],
-                    "input_field_id": field_ids[in_field],
-                    "transformation_type": kind,
-                    "transformation_subtype": subtype,
-                    **edge,
-                }
-                for (out_field, in_field, kind, subtype), edge in field_edges.items()
-            ],
-        )
-    if dataset_edges:
-        _upsert(
-            connection,
-            column_dataset_edges,
-            [
-                "output_dataset_id",
-                "input_field_id",
-                "transformation_type",
-                "transformation_subtype",
-            ],
-            [
-                {
-                    "output_dataset_id": output_id,
-                    "input_field_id": field_ids[in_field],
-                    "transformation_type": kind,
-                    "transformation_subtype": subtype,
-                    **edge,
-                }
-                for (output_id, in_field, kind, subtype), edge in dataset_edges.items()
-            ],
-        )
+    return EdgeRows(
+        fields=[
+            {
+                "output_field_id": field_ids[out_field],
+                "input_field_id": field_ids[in_field],
+                "transformation_type": kind,
+                "transformation_subtype": subtype,
+                **edge,
+            }
+            for (out_field, in_field, kind, subtype), edge in field_edges.items()
+        ],
+        datasets=[
+            {
+                "output_dataset_id": output_id,
+                "input_field_id": field_ids[in_field],
+                "transformation_type": kind,
+                "transformation_subtype": subtype,
+                **edge,
+            }
+            for (output_id, in_field, kind, subtype), edge in dataset_edges.items()
+        ],
+    )
 
 
 def ensure_fields(

@@ -70,6 +70,8 @@ class Batch:
     version_ids: dict[int, int] = field(default_factory=dict)
     # run_io keys first seen in this write: (run_id, dataset_id, direction)
     new_io: set[tuple[int, int, str]] = field(default_factory=set)
+    # runs whose state this write changes (written back at the end)
+    touched_runs: set[int] = field(default_factory=set)
 
     @classmethod
     def of(cls, events: list[ParsedEvent]) -> Batch:

@@ -175,7 +175,8 @@ def _statistics(appearance: Any) -> Any:
 
 
 def write_run_states(connection: Connection, batch: Batch, job_versions: dict[str, int]) -> None:
-    """Record transitions, then derive each run's state and times from all its transitions.
+    """Record transitions, then derive each run's state and times from all its transitions
+    (written back by :func:`update_runs`).
 
     Order-tolerant: the current state is the latest transition by event time, a terminal state
     wins (a START or RUNNING that arrives after COMPLETE never reopens the run).
@@ -231,10 +232,14 @@ def write_run_states(connection: Connection, batch: Batch, job_versions: dict[st
         state = batch.run_state[run_id]
         state.update(summarize(states))
 
-    touched_runs = touched | {batch.run_ids[parsed.run_id or ""] for parsed in batch.run_events()}
-    touched_runs |= {batch.run_ids[run_uuid] for run_uuid in job_versions}
+    batch.touched_runs = touched | {batch.run_ids[p.run_id or ""] for p in batch.run_events()}
+    batch.touched_runs |= {batch.run_ids[run_uuid] for run_uuid in job_versions}
+
+
+def update_runs(connection: Connection, batch: Batch) -> None:
+    """Write back the state of the runs the events touched (see :func:`write_run_states`)."""
     updates = []
-    for run_id in sorted(touched_runs):
+    for run_id in sorted(batch.touched_runs):
         state = batch.run_state[run_id]
         updates.append(
             {

@@ -6,14 +6,17 @@ The same statements run on SQLite and PostgreSQL; only these helpers know the di
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import orjson
+import psycopg
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.engine import Connection
+from sqlalchemy.exc import DBAPIError
 
 T = TypeVar("T")
 
@@ -46,6 +49,23 @@ def greatest(connection: Connection, left: Any, right: Any) -> Any:
         if is_sqlite_connection(connection)
         else sa.func.greatest(left, right)
     )
+
+
+@contextmanager
+def pipelined(connection: Connection) -> Iterator[None]:
+    """On PostgreSQL, the statements run in this block are sent without waiting for each one's
+    answer (psycopg's pipeline mode: one round trip for all); a no-op on SQLite. Only for
+    statements whose results are not read. Errors come out as SQLAlchemy's ``DBAPIError``."""
+    if is_sqlite_connection(connection):
+        yield
+        return
+    driver = connection.connection.driver_connection
+    assert isinstance(driver, psycopg.Connection)
+    try:
+        with driver.pipeline():
+            yield
+    except psycopg.Error as exc:  # raised when the pipeline syncs, outside SQLAlchemy's wrapping
+        raise DBAPIError.instance(None, None, exc, psycopg.Error) from exc
 
 
 def chunks(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
