@@ -68,3 +68,35 @@ def test_error_text_is_redacted() -> None:
 def test_unknown_transport_type_is_refused() -> None:
     with pytest.raises(SettingsError, match="kafka"):
         resolve({"type": "kafka"}, {}, {})
+
+
+def test_table_memory_follows_create_rename_drop() -> None:
+    from plumbline.spark.datasets import DatasetId
+    from plumbline.spark.ddl import TableMemory
+    from plumbline.spark.facts import ActionFacts, DatasetFacts
+    from plumbline.spark.jvm import TableInfo
+
+    def ddl(
+        command: str, lifecycle: str, table: str, schema: list[str], moved: str = ""
+    ) -> ActionFacts:
+        output = DatasetFacts(DatasetId("file", f"/w/{table}"), lifecycle=lifecycle)
+        output.table = TableInfo("db", table, f"file:/w/{table}")
+        output.schema = [{"name": n, "type": "int"} for n in schema]
+        output.previous_table = TableInfo("db", moved, f"file:/w/{moved}") if moved else None
+        return ActionFacts(command, outputs=[output])
+
+    memory = TableMemory(limit=2)
+    memory.remember(ddl("CreateDataSourceTableCommand", "CREATE", "T", ["a"]))
+    assert [f["name"] for f in memory.get("DB", "t").schema] == ["a"]  # case-insensitive
+    memory.remember(ddl("InsertIntoHadoopFsRelationCommand", "OVERWRITE", "t", ["x"]))  # ignored
+    memory.remember(ddl("AlterTableRenameCommand", "RENAME", "u", ["a"], moved="t"))
+    assert memory.get("db", "t") is None and memory.get("db", "u") is not None
+    failed = ddl("AlterTableAddColumnsCommand", "ALTER", "u", ["a", "b"])
+    failed.error = ("boom", "")
+    memory.remember(failed)  # a failed statement changed nothing
+    assert [f["name"] for f in memory.get("db", "u").schema] == ["a"]
+    memory.remember(ddl("DropTable", "DROP", "u", []))
+    assert memory.get("db", "u") is None
+    for name in ("p", "q", "r"):
+        memory.remember(ddl("CreateDataSourceTableCommand", "CREATE", name, ["a"]))
+    assert memory.get("db", "p") is None and memory.get("db", "r") is not None  # bounded
