@@ -2,8 +2,9 @@
 
 Runs `--pairs` interleaved pairs (order alternating inside each pair) on one local SparkSession
 and prints the median ratio of wall times (with / without) and its spread, the same for CPU time
-(driver JVM + Python, Linux only: less noisy than wall time on a shared machine, and it includes
-the capture's work that finishes after the pipeline), and the load average before and after.
+(driver JVM + Python, Linux only; it includes the capture's work that finishes after the
+pipeline), the CPU time of the capture's side alone (see `CpuMeter`: the least noisy figure on a
+shared machine), and the load average before and after.
 
     .venv/bin/python bench/capture_overhead.py [--pairs 10] [--rows 3000000] [--warmup 2]
 """
@@ -46,35 +47,70 @@ def pipeline(spark: SparkSession, rows: int, work: Path) -> None:
 COSTS: list[dict[str, float]] = []
 
 
-def cpu_seconds(jvm_pid: int | None) -> float:
-    """CPU time used so far by this Python process and the driver JVM (if readable)."""
-    total = time.process_time()
-    if jvm_pid is not None:
-        try:
-            stat = Path(f"/proc/{jvm_pid}/stat").read_text()
+class CpuMeter:
+    """CPU seconds used so far (Linux /proc): in all, and on the capture's side only.
+
+    "All" is this Python process plus the driver JVM (which runs the local executors too).
+    "Side" leaves the job's own threads out, so it is far less noisy than wall time on a shared
+    machine: Python threads other than the main one (capture worker, emitter, py4j callbacks and
+    object releases) plus the JVM's py4j threads other than the main thread's and its listener
+    bus threads. Without capture it measures Spark's and py4j's own background work.
+    """
+
+    def __init__(self, spark: SparkSession) -> None:
+        jvm = spark.sparkContext._jvm
+        self._tick = os.sysconf("SC_CLK_TCK")
+        self._pid: int | None = int(jvm.java.lang.ProcessHandle.current().pid())
+        self._main = str(jvm.java.lang.Thread.currentThread().getName())[:15]
+        if not Path(f"/proc/{self._pid}/task").is_dir():
+            self._pid = None
+
+    def _jvm(self) -> tuple[float, float]:
+        total = side = 0.0
+        if self._pid is None:
+            return total, side
+        for task in Path(f"/proc/{self._pid}/task").iterdir():
+            try:
+                stat = (task / "stat").read_text()
+            except OSError:
+                continue  # the thread ended
+            name = stat[stat.index("(") + 1 : stat.rindex(")")]
             fields = stat[stat.rindex(")") + 2 :].split()
-            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-        except (OSError, ValueError):
-            pass
-    return total
+            seconds = (int(fields[11]) + int(fields[12])) / self._tick
+            total += seconds
+            py4j = name.startswith("Thread-") and name[7:].isdigit() and name != self._main
+            if py4j or name.startswith("spark-listener"):
+                side += seconds
+        return total, side
+
+    def sample(self) -> tuple[float, float]:
+        """(all CPU, capture-side CPU) in seconds."""
+        jvm_total, jvm_side = self._jvm()
+        python = time.process_time()
+        return python + jvm_total, python - time.thread_time() + jvm_side
+
+    @property
+    def available(self) -> bool:
+        """Whether the JVM's CPU time can be read."""
+        return self._pid is not None
 
 
 def timed(
-    spark: SparkSession, rows: int, work: Path, capture: bool, events: Path, jvm_pid: int | None
-) -> tuple[float, float]:
-    """Wall time of the pipeline, and CPU time until the capture delivered what it saw."""
+    spark: SparkSession, rows: int, work: Path, capture: bool, events: Path, meter: CpuMeter
+) -> tuple[float, float, float]:
+    """Wall time of the pipeline, and CPU time (all, capture side) until its events are out."""
     handle = enable(spark, transport="file", path=str(events)) if capture else None
-    cpu = cpu_seconds(jvm_pid)
+    cpu, side = meter.sample()
     started = time.perf_counter()
     pipeline(spark, rows, work)
     elapsed = time.perf_counter() - started
     if handle is not None:
         handle.flush(timeout=60)
-    cpu = cpu_seconds(jvm_pid) - cpu
+    cpu_after, side_after = meter.sample()
     if handle is not None:
         COSTS.append(handle.stats())
         handle.disable(timeout=60)  # delivery happens after the timed part, as in a real job
-    return elapsed, cpu
+    return elapsed, cpu_after - cpu, side_after - side
 
 
 def spread(values: list[float]) -> str:
@@ -86,12 +122,8 @@ def spread(values: list[float]) -> str:
     )
 
 
-def _jvm_pid(spark: SparkSession) -> int | None:
-    try:
-        pid = int(spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid())
-    except Exception:
-        return None
-    return pid if Path(f"/proc/{pid}/stat").exists() else None
+def _ms(values: list[float]) -> str:
+    return f"{statistics.median(values) * 1000:.0f}"
 
 
 def main() -> None:
@@ -112,22 +144,24 @@ def main() -> None:
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
-    jvm_pid = _jvm_pid(spark)
+    meter = CpuMeter(spark)
     work = Path(tempfile.mkdtemp(prefix="plumbline-bench-"))
     try:
         for capture in (False, True) * args.warmup:  # JIT and caches warm
-            timed(spark, args.rows, work, capture, work / "warmup.jsonl", jvm_pid)
+            timed(spark, args.rows, work, capture, work / "warmup.jsonl", meter)
         COSTS.clear()
         load_before = os.getloadavg()
         ratios, cpu_ratios, cpu_extra = [], [], []
+        side: dict[bool, list[float]] = {False: [], True: []}
         wall: dict[bool, list[float]] = {False: [], True: []}
         for pair in range(args.pairs):
             order = (False, True) if pair % 2 == 0 else (True, False)
             runs = {
-                c: timed(spark, args.rows, work, c, work / "events.jsonl", jvm_pid) for c in order
+                c: timed(spark, args.rows, work, c, work / "events.jsonl", meter) for c in order
             }
-            for capture, (elapsed, _) in runs.items():
+            for capture, (elapsed, _, side_cpu) in runs.items():
                 wall[capture].append(elapsed)
+                side[capture].append(side_cpu)
             ratios.append(runs[True][0] / runs[False][0])
             cpu_ratios.append(runs[True][1] / runs[False][1])
             cpu_extra.append(runs[True][1] - runs[False][1])
@@ -143,10 +177,17 @@ def main() -> None:
             f"with {statistics.median(wall[True]):.2f}s ({events} events captured)"
         )
         print(f"median ratio with/without: {spread(ratios)}")
-        if jvm_pid is not None:
+        if meter.available:
             print(
-                f"median CPU-time ratio (JVM + Python): {spread(cpu_ratios)}; capture CPU per "
-                f"pipeline {statistics.median(cpu_extra) * 1000:.0f} ms (median of differences)"
+                f"median CPU-time ratio (JVM + Python): {spread(cpu_ratios)}; difference per "
+                f"pipeline {statistics.median(cpu_extra) * 1000:.0f} ms (median)"
+            )
+            extra = [w - wo for w, wo in zip(side[True], side[False], strict=True)]
+            q1, _, q3 = statistics.quantiles(extra, n=4)
+            print(
+                f"capture-side CPU per pipeline (median): without {_ms(side[False])} ms, "
+                f"with {_ms(side[True])} ms; difference {statistics.median(extra) * 1000:.0f} ms "
+                f"(IQR {q1 * 1000:.0f}-{q3 * 1000:.0f})"
             )
         worker = statistics.median(c["worker_seconds"] for c in COSTS)
         callbacks = statistics.median(c["listener_callbacks"] for c in COSTS)
