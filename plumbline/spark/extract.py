@@ -197,6 +197,7 @@ class _Extraction:
             return None
         facts.source_uri = facts.id.namespace
         facts.lifecycle = {"Overwrite": "OVERWRITE", "Create": "CREATE"}.get(mode or "")
+        facts.ignore_mode = mode == "Ignore"
         if name in _V2_WRITES:
             facts.lifecycle = _V2_WRITES[name]
         facts.schema = self.output_schema(names)

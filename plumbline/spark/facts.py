@@ -28,6 +28,7 @@ class DatasetFacts:
     # event (kind, database, table) during the execution; otherwise it was a no-op
     needs_catalog_event: tuple[str, str, str] | None = None
     previous_table: TableInfo | None = None  # the table a RENAME moved away from
+    ignore_mode: bool = False  # SaveMode.Ignore: Spark writes nothing when the target exists
 
 
 @dataclass

@@ -182,7 +182,7 @@ class RunTracker:
         versions = {}
         if facts.error is None:
             for output in facts.outputs:
-                if output.local_path and output.lifecycle != "DROP":
+                if output.local_path and output.lifecycle != "DROP" and _wrote(output):
                     versions[output.id.key] = file_output_version(run.run_id)
         inputs, outputs = events.datasets(facts, with_stats=True, versions=versions)
         run_facets = self._run_facets()
@@ -201,6 +201,13 @@ class RunTracker:
                 outputs=outputs,
             )
         )
+
+
+def _wrote(output: Any) -> bool:
+    """False when an Ignore-mode write found its target there and wrote nothing (no new version)."""
+    return not output.ignore_mode or bool(
+        output.stats.get("fileCount") or output.stats.get("rowCount")
+    )
 
 
 def _conditional_ddl(output: Any) -> bool:

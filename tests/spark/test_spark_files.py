@@ -210,3 +210,16 @@ def test_insert_overwrite_directory(spark: Any, captured: Any, workdir: Path) ->
     assert output["outputFacets"]["outputStatistics"]["rowCount"] == 3
     assert end["job"]["facets"]["sql"]["query"] == query
     assert [i["name"] for i in end["inputs"]] == [source]
+
+
+def test_ignore_mode_on_existing_output_claims_no_new_version(
+    spark: Any, captured: Any, workdir: Path
+) -> None:
+    out = str(workdir / "kept")
+    df = spark.createDataFrame([(1,), (2,)], "x int")
+    df.write.parquet(out)
+    df.write.mode("ignore").parquet(out)  # the target exists: Spark writes nothing
+    first, second = [e for e in captured.actions() if e["eventType"] == "COMPLETE"]
+    assert "version" in first["outputs"][0]["facets"]
+    assert "version" not in second["outputs"][0]["facets"]
+    assert second["outputs"][0]["outputFacets"]["outputStatistics"]["rowCount"] == 0
