@@ -117,10 +117,20 @@ def _edges_into() -> sa.CompoundSelect[Any]:
 
 def _graph(conn: Connection, ids: set[int]) -> list[dict[str, Any]]:
     fields = _fields(conn, ids)
-    inputs: dict[int, list[Any]] = defaultdict(list)
-    for row in conn.execute(_edges_into(), {"ids": sorted(ids)}).all():
-        if row.input_field_id in fields:
-            inputs[row.output_field_id].append(row)
+    # output field -> (input field, transformation); rows unpacked by position (attribute access
+    # on a Row costs ~1 µs)
+    inputs: dict[int, list[tuple[int, dict[str, Any]]]] = defaultdict(list)
+    for output, source, type_, subtype, description, masking in conn.execute(
+        _edges_into(), {"ids": sorted(ids)}
+    ).all():
+        if source in fields:
+            transformation = {
+                "type": type_,
+                "subtype": subtype,
+                "description": description,
+                "masking": bool(masking),
+            }
+            inputs[output].append((source, transformation))
     node_ids = {
         pk: field_node(f["namespace"], f["dataset"], f["field"]) for pk, f in fields.items()
     }
@@ -129,17 +139,10 @@ def _graph(conn: Connection, ids: set[int]) -> list[dict[str, Any]]:
     nodes: list[dict[str, Any]] = []
     for pk, field in fields.items():
         grouped: dict[int, list[dict[str, Any]]] = defaultdict(list)
-        for row in inputs.get(pk, []):
-            grouped[row.input_field_id].append(
-                {
-                    "type": row.transformation_type,
-                    "subtype": row.transformation_subtype,
-                    "description": row.description,
-                    "masking": bool(row.masking),
-                }
-            )
-            in_edges[node_ids[pk]].add(node_ids[row.input_field_id])
-            out_edges[node_ids[row.input_field_id]].add(node_ids[pk])
+        for source, transformation in inputs.get(pk, []):
+            grouped[source].append(transformation)
+            in_edges[node_ids[pk]].add(node_ids[source])
+            out_edges[node_ids[source]].add(node_ids[pk])
         input_fields = []
         for source, transformations in sorted(grouped.items(), key=lambda kv: node_ids[kv[0]]):
             transformations.sort(key=lambda t: (t["type"], t["subtype"]))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
@@ -34,19 +35,31 @@ def marquez_state(state: str | None) -> str:
     return _STATES.get((state or "").upper(), "NEW")
 
 
-def _duration_ms(row: sa.Row[Any]) -> int | None:
-    started, ended = utc(row.started_at), utc(row.ended_at)
+def _duration_ms(started_at: datetime | None, ended_at: datetime | None) -> int | None:
+    started, ended = utc(started_at), utc(ended_at)
     if started is None or ended is None:
         return None
     return int((ended - started).total_seconds() * 1000)
 
 
+# unpacked by position: a Row's attribute access costs ~1 µs, and graphs hold hundreds of runs
 _RUNS = (
     sa.select(
-        s.runs,
-        s.namespaces.c.name.label("namespace_name"),
-        s.jobs.c.name.label("job_name"),
-        s.job_versions.c.uuid.label("job_version_uuid"),
+        s.runs.c.id,
+        s.runs.c.uuid,
+        s.runs.c.created_at,
+        s.runs.c.updated_at,
+        s.runs.c.nominal_start_time,
+        s.runs.c.nominal_end_time,
+        s.runs.c.current_state,
+        s.runs.c.started_at,
+        s.runs.c.ended_at,
+        s.runs.c.facets,
+        s.runs.c.parent_run_uuid,
+        s.runs.c.error_message,
+        s.namespaces.c.name,
+        s.jobs.c.name,
+        s.job_versions.c.uuid,
     )
     .join(s.jobs, s.jobs.c.id == s.runs.c.job_id)
     .join(s.namespaces, s.namespaces.c.id == s.jobs.c.namespace_id)
@@ -60,33 +73,45 @@ def runs_by_pk(conn: Connection, run_pks: Sequence[int]) -> dict[int, dict[str, 
     out: dict[int, dict[str, Any]] = {}
     if not run_pks:
         return out
-    for row in conn.execute(_RUNS, {"ids": sorted(set(run_pks))}).all():
-        out[row.id] = {
-            "id": row.uuid,
-            "createdAt": iso(row.created_at),
-            "updatedAt": iso(row.updated_at),
-            "nominalStartTime": iso(row.nominal_start_time),
-            "nominalEndTime": iso(row.nominal_end_time),
-            "state": marquez_state(row.current_state),
-            "startedAt": iso(row.started_at),
-            "endedAt": iso(row.ended_at),
-            "durationMs": _duration_ms(row),
+    for (
+        pk,
+        run_uuid,
+        created_at,
+        updated_at,
+        nominal_start,
+        nominal_end,
+        state,
+        started_at,
+        ended_at,
+        facets,
+        parent_run_uuid,
+        error_message,
+        namespace,
+        job,
+        job_version,
+    ) in conn.execute(_RUNS, {"ids": sorted(set(run_pks))}).all():
+        out[pk] = {
+            "id": run_uuid,
+            "createdAt": iso(created_at),
+            "updatedAt": iso(updated_at),
+            "nominalStartTime": iso(nominal_start),
+            "nominalEndTime": iso(nominal_end),
+            "state": marquez_state(state),
+            "startedAt": iso(started_at),
+            "endedAt": iso(ended_at),
+            "durationMs": _duration_ms(started_at, ended_at),
             "args": {},
             "jobVersion": (
-                {
-                    "namespace": row.namespace_name,
-                    "name": row.job_name,
-                    "version": row.job_version_uuid,
-                }
-                if row.job_version_uuid
+                {"namespace": namespace, "name": job, "version": job_version}
+                if job_version
                 else None
             ),
             "inputDatasetVersions": [],
             "outputDatasetVersions": [],
-            "facets": json_obj(row.facets),
+            "facets": json_obj(facets),
             # plumbline additions
-            "parentRunId": row.parent_run_uuid,
-            "errorMessage": row.error_message,
+            "parentRunId": parent_run_uuid,
+            "errorMessage": error_message,
         }
     _attach_io(conn, out)
     return out
