@@ -34,9 +34,11 @@ class CatalogEventRecorder:
         self._lock = threading.Lock()
         self._changes: dict[int, set[Change]] = {}
         self.active = True
+        self.calls = 0  # every call Spark made into this listener
 
     def onEvent(self, event: Any) -> None:  # noqa: N802 - Java interface name
         """Called by Spark on the statement's thread; never raises into Spark."""
+        self.calls += 1
         try:
             if not self.active:
                 return
@@ -56,18 +58,50 @@ class CatalogEventRecorder:
         except Exception:
             log.debug("plumbline could not record a catalog event", exc_info=True)
 
+    def equals(self, other: Any) -> bool:
+        """Java's `Object.equals` on the proxy, asked while Spark removes a listener: the JVM
+        compares identity first, so whatever reaches this method is another object."""
+        return False
+
+    def hashCode(self) -> int:  # noqa: N802 - Java method name
+        """Java's `Object.hashCode` on the proxy (identity-based, like Java's)."""
+        return id(self) & 0x7FFFFFFF
+
     def take(self, execution_id: int) -> set[Change]:
         """The changes recorded for an execution (forgotten afterwards)."""
         with self._lock:
             return self._changes.pop(execution_id, set())
 
 
-def attach(session: Any) -> CatalogEventRecorder | None:
+class Attached:
+    """A recorder listening to a catalog; `detach()` stops it."""
+
+    def __init__(self, recorder: CatalogEventRecorder, catalog: Any, proxy: Any) -> None:
+        self.recorder, self._catalog, self._proxy = recorder, catalog, proxy
+
+    def take(self, execution_id: int) -> set[Change]:
+        """The changes recorded for an execution (forgotten afterwards)."""
+        return self.recorder.take(execution_id)
+
+    def detach(self) -> None:
+        """Stop recording and remove the listener from the catalog (errors logged)."""
+        self.recorder.active = False
+        try:
+            self._catalog.removeListener(self._proxy)
+        except Exception:
+            log.debug("could not remove the catalog listener", exc_info=True)
+
+
+def attach(session: Any, jvm_view: Any) -> Attached | None:
     """Record the catalog events of `session`'s shared catalog; None if that is not possible."""
     try:
         recorder = CatalogEventRecorder(session.sparkContext())
-        session.sharedState().externalCatalog().addListener(recorder)
-        return recorder
+        # one JVM proxy, kept: passing the Python object again would make a new proxy that the
+        # catalog could not remove
+        proxy = jvm_view.java.util.Collections.singletonList(recorder).get(0)
+        catalog = session.sharedState().externalCatalog()
+        catalog.addListener(proxy)
+        return Attached(recorder, catalog, proxy)
     except Exception:
         log.warning(
             "plumbline cannot follow Spark's catalog events; IF [NOT] EXISTS statements will "

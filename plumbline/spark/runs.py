@@ -62,7 +62,7 @@ class RunTracker:
         self._root_of: dict[int, int] = {}
         self._tables = TableMemory()
         # without Spark's catalog events an IF [NOT] EXISTS statement counts as a change
-        self._catalog = catalog_events.attach(session)
+        self._catalog = catalog_events.attach(session, jvm._JVM[0])
         self._properties: dict[str, str] | None = None
 
     def spark_properties(self) -> dict[str, str]:
@@ -83,7 +83,7 @@ class RunTracker:
     def close(self) -> None:
         """Stop following the catalog's events."""
         if self._catalog is not None:
-            self._catalog.active = False
+            self._catalog.detach()
 
     def execution_started(self, execution_id: int, root_id: int, qe: Any, time_ms: float) -> None:
         """A SQL execution started; `qe` is its QueryExecution (None if already gone)."""

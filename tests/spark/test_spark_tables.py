@@ -226,3 +226,21 @@ def test_external_table_keeps_its_location(spark: Any, captured: Any, workdir: P
         (location, "RENAME", ["a"]),
         (location, "DROP", []),
     ]
+
+
+def test_catalog_event_recorder_detaches(spark: Any, handle: Any) -> None:
+    from plumbline.spark import catalog_events, jvm
+
+    spark.sql("DROP TABLE IF EXISTS plumbline_t_rec")
+    attached = catalog_events.attach(spark._jsparkSession, jvm._JVM[0])
+    assert attached is not None
+    try:
+        spark.sql("CREATE TABLE plumbline_t_rec (a INT) USING parquet")
+        calls = attached.recorder.calls
+        assert calls >= 2  # CreateTablePreEvent and CreateTableEvent, on the statement's thread
+        recorded = [attached.take(i) for i in range(10_000)]
+        assert {("CreateTableEvent", "default", "plumbline_t_rec")} in recorded
+    finally:
+        attached.detach()
+    spark.sql("DROP TABLE plumbline_t_rec")
+    assert attached.recorder.calls == calls  # removed from the catalog: no more calls
