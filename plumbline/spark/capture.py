@@ -103,6 +103,7 @@ class CaptureHandle:
         try:
             remaining = self._settle(timeout)
             self._listener.active = False
+            self._tracker.close()
             try:
                 listeners.unregister(self._spark.sparkContext, self._registered)
             except Exception:
