@@ -61,6 +61,23 @@ def test_edge_tables_leave_room_for_updates_on_postgres(engine: sa.Engine) -> No
     }
 
 
+def test_raw_events_are_compressed_with_lz4_on_postgres(engine: sa.Engine) -> None:
+    """Revision 0002: raw event payloads use lz4 where the server has it."""
+    if engine.dialect.name != "postgresql":
+        pytest.skip("column compression is a PostgreSQL storage setting")
+    with engine.connect() as connection:
+        supported = connection.execute(
+            sa.text("SELECT enumvals FROM pg_settings WHERE name = 'default_toast_compression'")
+        ).scalar_one()
+        method = connection.execute(
+            sa.text(
+                "SELECT attcompression FROM pg_attribute"
+                " WHERE attrelid = 'lineage_events'::regclass AND attname = 'payload'"
+            )
+        ).scalar_one()
+    assert method == ("l" if "lz4" in supported else "")
+
+
 def test_downgrade_to_first_revision_and_upgrade_again(db_url: str) -> None:
     """A database at revision 0001 (before the edge fillfactor) upgrades to the head cleanly."""
     from alembic import command
