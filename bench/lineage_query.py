@@ -352,13 +352,17 @@ def main() -> None:
     parser.add_argument(
         "--backend", choices=("sqlite", "postgresql"), help="only this backend (default: both)"
     )
+    parser.add_argument(
+        "--column-queries",
+        type=int,
+        help="column-lineage queries at depth 5 (default: half of --queries; 0: none)",
+    )
     args = parser.parse_args()
     shape = SMALL if args.small else FULL
-    queries = {
-        ("lineage", 5): args.queries,
-        ("lineage", 20): max(args.queries // 4, 10),
-        ("column-lineage", 5): max(args.queries // 2, 10),
-    }
+    queries = {("lineage", 5): args.queries, ("lineage", 20): max(args.queries // 4, 10)}
+    columns = max(args.queries // 2, 10) if args.column_queries is None else args.column_queries
+    if columns > 0:
+        queries[("column-lineage", 5)] = columns
     roots = {code_label(ROOT): ROOT}
     if args.compare:
         roots[code_label(args.compare)] = args.compare.resolve()
