@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import uuid
 from dataclasses import dataclass, field
@@ -497,27 +498,10 @@ def write_versions(connection: Connection, batch: Batch) -> None:
         row["facets"] = merge_facets(row["facets"], _version_facets(appearance.raw.get("facets")))
         wanted.append((index, (dataset_id, version)))
     if rows:
-        statement = insert(connection, dataset_versions)
-        excluded = statement.excluded
-        statement = statement.on_conflict_do_update(
-            index_elements=["dataset_id", "version"],
-            set_={
-                "run_uuid": sa.func.coalesce(dataset_versions.c.run_uuid, excluded.run_uuid),
-                "schema_version_id": sa.func.coalesce(
-                    excluded.schema_version_id, dataset_versions.c.schema_version_id
-                ),
-                "lifecycle_state": sa.func.coalesce(
-                    excluded.lifecycle_state, dataset_versions.c.lifecycle_state
-                ),
-                "facets": excluded.facets,
-            },
-        )
         existing = _existing_version_facets(connection, list(rows))
         for key, row in rows.items():
             row["facets"] = merge_facets(existing.get(key, {}), row["facets"]) or None
-        statement = statement.returning(
-            dataset_versions.c.dataset_id, dataset_versions.c.version, dataset_versions.c.id
-        )
+        statement = _upsert_versions(connection.dialect.name)
         found = {
             (row.dataset_id, row.version): row.id
             for row in connection.execute(statement, [rows[key] for key in sorted(rows)])
@@ -543,6 +527,28 @@ def write_versions(connection: Connection, batch: Batch) -> None:
                 state["changed"] = True
         elif appearance.role == "input" and state["current_version_id"] is not None:
             batch.version_ids[index] = state["current_version_id"]
+
+
+@functools.cache
+def _upsert_versions(dialect: str) -> Any:
+    statement = insert(dialect, dataset_versions)
+    excluded = statement.excluded
+    statement = statement.on_conflict_do_update(
+        index_elements=["dataset_id", "version"],
+        set_={
+            "run_uuid": sa.func.coalesce(dataset_versions.c.run_uuid, excluded.run_uuid),
+            "schema_version_id": sa.func.coalesce(
+                excluded.schema_version_id, dataset_versions.c.schema_version_id
+            ),
+            "lifecycle_state": sa.func.coalesce(
+                excluded.lifecycle_state, dataset_versions.c.lifecycle_state
+            ),
+            "facets": excluded.facets,
+        },
+    )
+    return statement.returning(
+        dataset_versions.c.dataset_id, dataset_versions.c.version, dataset_versions.c.id
+    )
 
 
 # kept elsewhere: the schema in schema_versions, column lineage in the edge tables

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import uuid
 from typing import Any
@@ -176,19 +177,7 @@ def write_job_versions(connection: Connection, batch: Batch) -> dict[str, int]:
         state["pending_version"] = (job_id, version)
     if not rows:
         return {}
-    statement = insert(connection, job_versions)
-    statement = statement.on_conflict_do_update(
-        index_elements=["job_id", "version"],
-        set_={
-            "latest_run_uuid": sa.func.coalesce(
-                statement.excluded.latest_run_uuid, job_versions.c.latest_run_uuid
-            ),
-            "updated_at": statement.excluded.updated_at,
-        },
-    )
-    statement = statement.returning(
-        job_versions.c.job_id, job_versions.c.version, job_versions.c.id
-    )
+    statement = _upsert_job_versions(connection.dialect.name)
     ids = {
         (row.job_id, row.version): row.id
         for row in connection.execute(statement, [rows[key] for key in sorted(rows)])
@@ -199,6 +188,21 @@ def write_job_versions(connection: Connection, batch: Batch) -> dict[str, int]:
             state["current_version_id"] = ids[pending]
             state["changed"] = True
     return {run_uuid: ids[key] for run_uuid, key in run_versions.items()}
+
+
+@functools.cache
+def _upsert_job_versions(dialect: str) -> Any:
+    statement = insert(dialect, job_versions)
+    statement = statement.on_conflict_do_update(
+        index_elements=["job_id", "version"],
+        set_={
+            "latest_run_uuid": sa.func.coalesce(
+                statement.excluded.latest_run_uuid, job_versions.c.latest_run_uuid
+            ),
+            "updated_at": statement.excluded.updated_at,
+        },
+    )
+    return statement.returning(job_versions.c.job_id, job_versions.c.version, job_versions.c.id)
 
 
 def _canonical(batch: Batch, datasets: list[Any] | None) -> list[Key]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from datetime import datetime
 from typing import Any
 
@@ -38,6 +39,15 @@ _STATE = (
 )
 
 
+@functools.cache
+def _insert_runs(dialect: str) -> Any:
+    return (
+        insert(dialect, runs)
+        .on_conflict_do_nothing(index_elements=["uuid"])
+        .returning(runs.c.id, runs.c.uuid)
+    )
+
+
 def resolve_runs(connection: Connection, batch: Batch) -> None:
     """Create missing runs (the events' runs and their parent runs); lock and load their state."""
     wanted: dict[str, int] = {}
@@ -54,13 +64,8 @@ def resolve_runs(connection: Connection, batch: Batch) -> None:
     if not wanted:
         return
     # new runs come back from the insert (and are ours, locked); only the others are read
-    statement = (
-        insert(connection, runs)
-        .on_conflict_do_nothing(index_elements=["uuid"])
-        .returning(runs.c.id, runs.c.uuid)
-    )
     created = connection.execute(
-        statement,
+        _insert_runs(connection.dialect.name),
         [
             {
                 "uuid": run_uuid,
@@ -145,9 +150,15 @@ def write_run_io(connection: Connection, batch: Batch) -> None:
     for key, row in rows.items():
         old = existing.get(key)
         row["facets"] = merge_facets(old.facets if old is not None else None, row["facets"]) or None
-    statement = insert(connection, run_io)
+    statement = _upsert_run_io(connection.dialect.name)
+    connection.execute(statement, [rows[key] for key in sorted(rows)])
+
+
+@functools.cache
+def _upsert_run_io(dialect: str) -> Any:
+    statement = insert(dialect, run_io)
     excluded = statement.excluded
-    statement = statement.on_conflict_do_update(
+    return statement.on_conflict_do_update(
         index_elements=["run_id", "dataset_id", "direction"],
         set_={
             "dataset_version_id": sa.func.coalesce(
@@ -159,7 +170,6 @@ def write_run_io(connection: Connection, batch: Batch) -> None:
             "file_count": sa.func.coalesce(excluded.file_count, run_io.c.file_count),
         },
     )
-    connection.execute(statement, [rows[key] for key in sorted(rows)])
 
 
 def _statistics(appearance: Any) -> Any:

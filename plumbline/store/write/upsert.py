@@ -28,9 +28,11 @@ def is_sqlite_connection(connection: Connection) -> bool:
     return connection.dialect.name == "sqlite"
 
 
-def insert(connection: Connection, table: sa.Table) -> Any:
-    """The dialect's INSERT (with ``on_conflict_do_nothing`` / ``on_conflict_do_update``)."""
-    if is_sqlite_connection(connection):
+def insert(connection: Connection | str, table: sa.Table) -> Any:
+    """The dialect's INSERT (with ``on_conflict_do_nothing`` / ``on_conflict_do_update``), for a
+    connection or a dialect name (statements built once per dialect: ``functools.cache``)."""
+    name = connection if isinstance(connection, str) else connection.dialect.name
+    if name == "sqlite":
         return sqlite.insert(table)
     return postgresql.insert(table)
 
@@ -160,11 +162,19 @@ def _sqlite_value(value: Any) -> Any:
     return value
 
 
+def _do_nothing(statement: Any) -> Any:
+    return statement.on_conflict_do_nothing()
+
+
+# (dialect, table, columns, conflict clause's code) -> (SQL, parameter order on SQLite)
+_COMPILED: dict[tuple[str, str, tuple[str, ...], Any], tuple[str, tuple[str, ...]]] = {}
+
+
 def execute_many(
     connection: Connection,
     table: sa.Table,
     rows: list[dict[str, Any]],
-    conflict: Callable[[Any], Any] = lambda statement: statement.on_conflict_do_nothing(),
+    conflict: Callable[[Any], Any] = _do_nothing,
 ) -> None:
     """Insert ``rows`` (plain values: str, int, bool, None, aware datetimes; no JSON) into
     ``table``, with ``conflict(statement)`` adding the ON CONFLICT clause.
@@ -172,15 +182,19 @@ def execute_many(
     For the big per-request writes (fields and edges), where SQLAlchemy's per-row parameter
     handling costs several times what the database does: on SQLite the rows go straight to the
     driver's ``executemany``; on PostgreSQL they travel as one JSON parameter in a single
-    ``INSERT … SELECT … FROM json_to_recordset(…)`` statement (one round trip). Rows must not repeat a conflict key
-    when the clause updates.
+    ``INSERT … SELECT … FROM json_to_recordset(…)`` statement (one round trip). Rows must not
+    repeat a conflict key when the clause updates. The SQL is built once per dialect, table,
+    columns and ``conflict`` function, so ``conflict`` must depend on nothing else (no values).
     """
     if not rows:
         return
-    columns = list(rows[0])
+    columns = tuple(rows[0])
+    key = (connection.dialect.name, table.name, columns, getattr(conflict, "__code__", conflict))
+    compiled = _COMPILED.get(key)
+    if compiled is None:
+        compiled = _COMPILED[key] = _compile(connection, table, columns, conflict)
+    sql, names = compiled
     if is_sqlite_connection(connection):
-        base = sqlite.insert(table).values({name: sa.bindparam(name) for name in columns})
-        compiled = conflict(base).compile(dialect=connection.dialect)
         converted: dict[Any, Any] = {}  # rows share few distinct times: convert each once
 
         def value(item: Any) -> Any:
@@ -190,20 +204,32 @@ def execute_many(
                 converted[item] = _sqlite_value(item)
             return converted[item]
 
-        names = compiled.positiontup
-        connection.exec_driver_sql(
-            compiled.string, [tuple(value(row[name]) for name in names) for row in rows]
-        )
+        connection.exec_driver_sql(sql, [tuple(value(row[name]) for name in names) for row in rows])
         return
     # the rows travel as one JSON text parameter, expanded by json_to_recordset: orjson (which
     # writes aware datetimes as ISO 8601 itself) makes it far cheaper than per-element adaptation
+    connection.exec_driver_sql(sql, {"rows": orjson.dumps(rows).decode()})
+
+
+def _compile(
+    connection: Connection,
+    table: sa.Table,
+    columns: tuple[str, ...],
+    conflict: Callable[[Any], Any],
+) -> tuple[str, tuple[str, ...]]:
+    if is_sqlite_connection(connection):
+        base = sqlite.insert(table).values({name: sa.bindparam(name) for name in columns})
+        compiled = conflict(base).compile(dialect=connection.dialect)
+        assert compiled.positiontup is not None
+        return compiled.string, tuple(compiled.positiontup)
     record = ", ".join(
         f'"{name}" {table.c[name].type.compile(dialect=connection.dialect)}' for name in columns
     )
-    source = sa.text(f"json_to_recordset(CAST(:rows AS json)) AS r({record})").bindparams(
-        rows=orjson.dumps(rows).decode()
-    )
+    source = sa.text(f"json_to_recordset(CAST(:rows AS json)) AS r({record})")
     from_json = postgresql.insert(table).from_select(
         columns, sa.select(*[sa.column(name) for name in columns]).select_from(source)
     )
-    connection.execute(conflict(from_json))
+    compiled = conflict(from_json).compile(dialect=connection.dialect)
+    if set(compiled.binds) != {"rows"}:  # the statement can carry nothing but the rows
+        raise ValueError(f"the ON CONFLICT clause binds values: {sorted(compiled.binds)}")
+    return compiled.string, ("rows",)
