@@ -19,6 +19,7 @@ from plumbline.store.read.common import (
     namespace_row,
     tag_names_by_owner,
 )
+from plumbline.store.read.dataset_column_lineage import column_lineage_by_dataset
 from plumbline.store.read.errors import NotFoundError
 from plumbline.store.read.idlist import in_ids
 from plumbline.store.read.runs import runs_by_uuid
@@ -145,7 +146,9 @@ def get_dataset(
 ) -> dict[str, Any]:
     """``GET /namespaces/{namespace}/datasets/{dataset}``."""
     pk = dataset_pk(conn, namespace, name, visible_to=visible_to)
-    return datasets_by_pk(conn, [pk])[pk]
+    doc = datasets_by_pk(conn, [pk])[pk]
+    doc["columnLineage"] = column_lineage_by_dataset(conn, [pk], visible_to).get(pk)
+    return doc
 
 
 def list_datasets(
@@ -162,6 +165,9 @@ def list_datasets(
     total = count(conn, base)
     ids = list(conn.execute(base.order_by(d.c.name).limit(limit).offset(offset)).scalars())
     docs = datasets_by_pk(conn, ids)
+    lineage = column_lineage_by_dataset(conn, ids, visible_to)
+    for pk, doc in docs.items():
+        doc["columnLineage"] = lineage.get(pk)
     return {"totalCount": total, "datasets": [docs[i] for i in ids]}
 
 
