@@ -4,6 +4,7 @@ carried the edge."""
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -196,7 +197,7 @@ def ensure_fields(
 def _upsert(
     connection: Connection, table: sa.Table, key: list[str], rows: list[dict[str, Any]]
 ) -> None:
-    rows.sort(key=lambda row: tuple(row[column] for column in key))
+    rows.sort(key=operator.itemgetter(*key))
 
     def conflict(statement: Any) -> Any:
         excluded = statement.excluded
