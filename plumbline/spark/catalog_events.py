@@ -4,7 +4,9 @@ Spark's session catalog posts an event for every table it creates, drops or rena
 (`ExternalCatalogWithListener`), synchronously on the thread that runs the statement, where the
 SQL execution id is a local property. Recording them per execution tells an `IF [NOT] EXISTS`
 statement that changed nothing from one that did, which neither its plan nor a later look at the
-catalog can. Only DDL fires these events, so the py4j call-back costs two round trips per DDL.
+catalog can, and which tables a statement the capture does not model changed (so that its memory
+of them is dropped). Only DDL (and table statistics updates) fire these events, so the py4j
+call-back costs two round trips per DDL.
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
-_EVENT = re.compile(r"^(CreateTableEvent|DropTableEvent|RenameTableEvent)\((.*)\)$", re.S)
+_EVENT = re.compile(
+    r"^(CreateTableEvent|DropTableEvent|RenameTableEvent|AlterTableEvent)\((.*)\)$", re.S
+)
 _EXECUTION_ID = "spark.sql.execution.id"
 
 Change = tuple[str, str, str]  # (event class, database, table), lower case

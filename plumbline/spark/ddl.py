@@ -63,9 +63,23 @@ class TableMemory:
         """The remembered state of `database.table`, or None."""
         return self._tables.get(self._key(database, table))
 
-    def remember(self, facts: ActionFacts) -> None:
-        """Record what a finished action did to the tables it defined, renamed or dropped."""
-        if facts.command not in _DEFINING or facts.error is not None:
+    def forget(self, changes: set[tuple[str, str, str]]) -> None:
+        """Drop what is known of tables that Spark's catalog reports changed (kind, db, table)."""
+        for _, database, table in changes:
+            self._tables.pop(self._key(database, table), None)
+
+    def remember(
+        self, facts: ActionFacts, changes: set[tuple[str, str, str]] | None = None
+    ) -> None:
+        """Record what a finished action did to the tables it defined, renamed or dropped.
+
+        `changes` are the catalog's events of the action: tables changed by a statement the
+        capture does not model (ALTER TABLE ... CHANGE COLUMN...) are forgotten.
+        """
+        if facts.command not in _DEFINING:
+            self.forget(changes or set())
+            return
+        if facts.error is not None:
             return
         for output in facts.outputs:
             if output.table is None:

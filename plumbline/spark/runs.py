@@ -122,7 +122,7 @@ class RunTracker:
                 add_nested_scan_metrics(reader, merged)
             if changes is not None:
                 _apply_catalog_changes(merged, changes)
-            self._tables.remember(merged)
+            self._tables.remember(merged, changes)
         if merged is None or not merged.writes:
             return
         if not run.started:

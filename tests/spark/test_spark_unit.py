@@ -95,6 +95,10 @@ def test_table_memory_follows_create_rename_drop() -> None:
     failed.error = ("boom", "")
     memory.remember(failed)  # a failed statement changed nothing
     assert [f["name"] for f in memory.get("db", "u").schema] == ["a"]
+    unmodeled = ActionFacts("AlterTableChangeColumnCommand")  # writes nothing the capture models
+    memory.remember(unmodeled, {("AlterTableEvent", "db", "u")})  # ... but the catalog saw it
+    assert memory.get("db", "u") is None
+    memory.remember(ddl("CreateDataSourceTableCommand", "CREATE", "u", ["a"]))
     memory.remember(ddl("DropTable", "DROP", "u", []))
     assert memory.get("db", "u") is None
     for name in ("p", "q", "r"):
