@@ -9,7 +9,9 @@ For each backend, on a fresh database each time:
 - http single: one event per request, 8 concurrent clients;
 - http batch:  100 events per request, 2 concurrent clients;
 - direct:      the baseline, the same events written by the store's write path in batches of
-               100 with no server in between (events parsed before the clock starts).
+               100 with no server in between (events parsed before the clock starts); it also
+               prints the CPU time per event of this process and (local PostgreSQL) of the
+               database's backend processes, a figure that moves far less with the machine's load.
 The server is the real one (``python -m plumbline serve``, a separate process).
 
     .venv/bin/python bench/ingest.py              # 4,000 events per measurement
@@ -214,7 +216,10 @@ def _load() -> str:
 
 
 def measure(
-    backend: str, events: list[dict[str, Any]], modes: tuple[str, ...] = MODES
+    backend: str,
+    events: list[dict[str, Any]],
+    modes: tuple[str, ...] = MODES,
+    direct_batch: int = 100,
 ) -> dict[str, float]:
     """events/s for single HTTP, batched HTTP and the direct baseline on ``backend``."""
     singles = [json.dumps(e).encode() for e in events]
@@ -239,13 +244,55 @@ def measure(
         writer = writer_for(engine)
         before = _load()
         started = time.perf_counter()
-        for i in range(0, len(parsed), 100):
-            writer.write(parsed[i : i + 100])
+        writer.write(parsed[:direct_batch])
+        # CPU from the second write on: this process (all threads) and the database's backends
+        cpu_start, backends = time.process_time(), _backends(db_url)
+        db_start = _cpu_seconds(backends)
+        for i in range(direct_batch, len(parsed), direct_batch):
+            writer.write(parsed[i : i + direct_batch])
         results["direct"] = len(events) / (time.perf_counter() - started)
-        print(f"  {backend} direct: {results['direct']:.0f} ev/s (load {before} -> {_load()})")
+        measured = len(parsed) - direct_batch
+        python_ms = 1000 * (time.process_time() - cpu_start) / max(1, measured)
+        db = (
+            ""
+            if not backends
+            else f", postgres {1000 * (_cpu_seconds(backends) - db_start) / max(1, measured):.2f} ms"
+        )
+        print(
+            f"  {backend} direct (batches of {direct_batch}): {results['direct']:.0f} ev/s "
+            f"(load {before} -> {_load()}); CPU per event: python {python_ms:.2f} ms{db}"
+        )
         engine.dispose()
         assert stored_events(db_url) == len(events)
     return results
+
+
+def _backends(db_url: str) -> list[int]:
+    """PostgreSQL backend processes serving ``db_url`` when they run on this machine, else []."""
+    url = sa.make_url(db_url)
+    if url.get_backend_name() != "postgresql" or url.host not in ("127.0.0.1", "localhost"):
+        return []
+    admin = sa.create_engine(PG_ADMIN)
+    with admin.connect() as connection:
+        pids = connection.execute(
+            sa.text("SELECT pid FROM pg_stat_activity WHERE datname = :name"),
+            {"name": url.database},
+        ).scalars()
+        found = [pid for pid in pids if Path(f"/proc/{pid}/stat").exists()]
+    admin.dispose()
+    return found
+
+
+def _cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU seconds of these processes so far (from /proc)."""
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime in clock ticks
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def main() -> None:
@@ -267,12 +314,18 @@ def main() -> None:
         action="append",
         help="measure only this way of writing (repeatable; default all three)",
     )
+    parser.add_argument(
+        "--direct-batch",
+        type=int,
+        default=100,
+        help="events per write in the direct mode (default 100; 4 is like 8 single-event clients)",
+    )
     args = parser.parse_args()
     events = make_events(args.events)
     size = sum(len(json.dumps(e)) for e in events) / len(events)
     print(f"{len(events)} events per measurement, {size / 1024:.1f} KiB each on average")
     rows = {
-        backend: measure(backend, events, tuple(args.mode or MODES))
+        backend: measure(backend, events, tuple(args.mode or MODES), args.direct_batch)
         for backend in args.backend or ("sqlite", "postgresql")
     }
     print()
