@@ -132,9 +132,29 @@ class DatasetData(Model):
     description: str | None
 
 
+class DatasetColumnLineageInput(Model):
+    namespace: str
+    dataset: str
+    field: str
+    transformationDescription: str | None
+    transformationType: str | None
+
+
+class DatasetColumnLineage(Model):
+    """One field of a dataset and the fields it is computed from (the ``fields`` of the
+    ``columnLineage`` facets received, one entry per input field)."""
+
+    name: str
+    inputFields: list[DatasetColumnLineageInput]
+    transformationDescription: str | None = Field(description="the first input's (deprecated)")
+    transformationType: str | None = Field(description="the first input's (deprecated)")
+
+
 class Dataset(DatasetData):
     currentVersion: str | None
-    columnLineage: list[dict[str, Any]] | None
+    columnLineage: list[DatasetColumnLineage] | None = Field(
+        description="null when no field of the dataset has column lineage"
+    )
     facets: dict[str, Any]
     deleted: bool
 

@@ -1,0 +1,112 @@
+"""The requests Marquez's own web UI (MarquezProject/marquez ``web/``, commit a89b89c) sends, exactly
+as its ``src/store/requests/*.ts`` build them, against a live server holding the golden events: each
+must answer 200 with the fields the UI reads (docs/marquez-ui-check.md tells how the UI itself was
+driven against plumbline)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+import pytest
+from test_api_golden import CLEAN, DAILY, DS_NS, JOB_NS, RAW, Story
+
+
+@pytest.fixture
+def story(live_server: Any) -> Story:
+    posted = Story()
+    posted.post(live_server.url)
+    return posted
+
+
+@pytest.fixture
+def http(live_server: Any) -> httpx.Client:
+    with httpx.Client(base_url=live_server.url + "/api/v1", timeout=30) as client:
+        yield client
+
+
+def enc(value: str) -> str:
+    """``encodeURIComponent``."""
+    return quote(value, safe="!'()*-._~")
+
+
+def test_dataset_column_lineage_lists_each_fields_inputs(http: httpx.Client, story: Story) -> None:
+    # the `dataset` (whole-dataset, INDIRECT FILTER) dependency is not a field's input, as in Marquez
+    clean = http.get(f"/namespaces/{DS_NS}/datasets/{enc(CLEAN)}").json()
+    assert clean["columnLineage"] == [
+        {
+            "name": name,
+            "inputFields": [
+                {
+                    "namespace": DS_NS,
+                    "dataset": RAW,
+                    "field": name,
+                    "transformationDescription": None,
+                    "transformationType": "DIRECT",
+                }
+            ],
+            "transformationDescription": None,
+            "transformationType": "DIRECT",
+        }
+        for name in ("id", "amount")
+    ]
+    listed = http.get(f"/namespaces/{DS_NS}/datasets?limit=20&offset=0").json()["datasets"]
+    by_name = {d["name"]: d["columnLineage"] for d in listed}
+    assert by_name[RAW] is None  # nothing computes the raw dataset's fields
+    assert by_name[CLEAN] == clean["columnLineage"]
+    assert [(c["name"], [i["dataset"] for i in c["inputFields"]]) for c in by_name[DAILY]] == [
+        ("total", [CLEAN])
+    ]
+
+
+def test_the_web_uis_requests_answer(http: httpx.Client, story: Story) -> None:
+    day_start = story.t0.replace(hour=0, minute=0, second=0)
+    after = day_start.strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    before = (day_start + timedelta(days=1, seconds=-1)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    report = "shop_etl.daily_report"
+    dataset_node = f"dataset:{DS_NS}:{enc(CLEAN)}"  # generateNodeId over encoded parts
+    ui_requests = {
+        "namespaces": "/namespaces",
+        "tags": "/tags",
+        "dashboard jobs": "/jobs?limit=10&offset=0",
+        "dashboard failed jobs": "/jobs?limit=10&offset=0&lastRunStates=FAILED",
+        **{
+            f"{what} {period}": f"/stats/{what}?period={period}&timezone=America/New_York"
+            for what in ("lineage-events", "jobs", "datasets", "sources")
+            for period in ("DAY", "WEEK")
+        },
+        "datasets": f"/namespaces/{DS_NS}/datasets?limit=20&offset=0",
+        "jobs": f"/namespaces/{JOB_NS}/jobs?limit=20&offset=0",
+        "events": f"/events/lineage?limit=50&before={before}&after={after}&offset=0"
+        "&sortDirection=desc",
+        "dataset graph": f"/lineage?nodeId={dataset_node}&depth=2",
+        "job graph": f"/lineage?nodeId=job:{JOB_NS}:{enc(report)}&depth=5",
+        "dataset": f"/namespaces/{DS_NS}/datasets/{enc(CLEAN)}",
+        "versions": f"/namespaces/{DS_NS}/datasets/{enc(CLEAN)}/versions?limit=10&offset=0",
+        "column graph": f"/column-lineage?nodeId={dataset_node}&depth=2&withDownstream=true",
+        "job": f"/namespaces/{JOB_NS}/jobs/{enc(report)}",
+        "runs": f"/namespaces/{JOB_NS}/jobs/{enc(report)}/runs?limit=10&offset=0",
+        "run facets": f"/jobs/runs/{story.report_run}/facets?type=run",
+        "job facets": f"/jobs/runs/{story.report_run}/facets?type=job",
+        "search": "/search?q=orders&sort=UPDATE_AT&limit=100",
+        "search datasets": "/search?q=orders&sort=NAME&limit=100&filter=DATASET",
+    }
+    answers = {name: http.get(url) for name, url in ui_requests.items()}
+    assert {name: r.status_code for name, r in answers.items() if r.status_code != 200} == {}
+
+    assert len(answers["lineage-events DAY"].json()) == 24  # hourly intervals
+    assert len(answers["jobs WEEK"].json()) == 7  # daily intervals
+    events = answers["events"].json()
+    assert events["totalCount"] == 4
+    assert {e["run"]["runId"] for e in events["events"]} == {story.clean_run, story.report_run}
+    runs = answers["runs"].json()["runs"]
+    assert [(r["id"], r["state"]) for r in runs] == [(story.report_run, "FAILED")]
+    run_facets = answers["run facets"].json()
+    assert run_facets["facets"]["errorMessage"]["message"] == "division by zero"
+    assert answers["job facets"].json()["runId"] == story.report_run
+    failed = answers["dashboard failed jobs"].json()["jobs"]
+    assert [j["name"] for j in failed] == [report]
+    search = answers["search datasets"].json()["results"]
+    assert {r["name"] for r in search} == {RAW, CLEAN}
