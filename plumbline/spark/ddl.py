@@ -11,6 +11,7 @@ event during the execution (`DatasetFacts.needs_catalog_event`, checked by the r
 
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import dataclass
 from typing import Any
@@ -114,6 +115,11 @@ def _identifier(value: Any) -> tuple[str | None, str] | None:
         return None
     database = value.get("database")
     return (str(database) if database else None), str(value["table"])
+
+
+def _name_parts(seq: Any) -> list[str]:
+    """A Scala Seq[String] (a multi-part name) as a list, in one round trip."""
+    return [p for p in str(seq.mkString("\u0000")).split("\u0000") if p]
 
 
 def _dataset(info: jvm.TableInfo) -> DatasetId:
@@ -243,6 +249,26 @@ class _Ddl:
             facts.needs_catalog_event = ("DropTableEvent", database, facts.table.table)
         return facts
 
+    def v2_add_columns(self) -> DatasetFacts | None:
+        catalog, parts, schema = _v2_table(self.cmd.table())
+        facts = v2_catalog_facts(self.session, catalog, parts, "ALTER")
+        if facts is not None:
+            for column in jvm.scala_seq(self.cmd.columnsToAdd()):  # null in the plan's JSON
+                kind = json.loads(str(column.dataType().json()))
+                schema.append({"name": str(column.colName()), "type": kind})
+            facts.schema = schema
+        return facts
+
+    def v2_rename(self) -> DatasetFacts | None:
+        catalog, parts, schema = _v2_table(self.cmd.child())
+        new = _name_parts(self.cmd.newName())
+        target = new if len(new) > 1 else [*parts[:-1], *new]  # a bare name stays in its schema
+        facts = v2_catalog_facts(self.session, catalog, target, "RENAME")
+        before = v2_catalog_facts(self.session, catalog, parts, None)
+        if facts is not None and before is not None:
+            facts.schema, facts.previous = schema, before.id
+        return facts
+
     def v2_create(self) -> DatasetFacts | None:
         child = self.cmd.children().apply(0)
         ident = child.identifier()
@@ -251,6 +277,13 @@ class _Ddl:
         if facts is not None:
             facts.schema = _json_fields(self.root.fields.get("tableSchema"))
         return facts
+
+
+def _v2_table(resolved: Any) -> tuple[str, list[str], list[dict[str, Any]]]:
+    """(catalog, name parts, schema at analysis time) of a ResolvedTable."""
+    ident = resolved.identifier()
+    parts = [*(str(p) for p in ident.namespace()), str(ident.name())]
+    return str(resolved.catalog().name()), parts, jvm.schema_fields(resolved.table())
 
 
 def v2_catalog_facts(
@@ -280,5 +313,7 @@ def describe_ddl(session: Any, cmd: Any, root: Node, memory: TableMemory) -> Dat
         "AlterTableRenameCommand": ddl.rename,
         "DropTable": ddl.drop,
         "DropTableCommand": ddl.drop,
+        "AddColumns": ddl.v2_add_columns,
+        "RenameTable": ddl.v2_rename,
     }.get(root.name)
     return handler() if handler is not None else None

@@ -163,3 +163,31 @@ def test_v2_writes_through_a_jdbc_catalog(
     }
     assert ends[3]["job"]["facets"]["sql"]["query"] == insert
     assert "sql" not in ends[0]["job"]["facets"]
+
+
+def test_v2_ddl_through_a_jdbc_catalog(spark: Any, captured: Any, pg_catalog: str) -> None:
+    for table in ("plumbline_v2_ddl", "plumbline_v2_ddl2"):
+        spark.sql(f"DROP TABLE IF EXISTS {pg_catalog}.{table}")
+    captured.mark()
+    spark.sql("CREATE TABLE plpg.public.plumbline_v2_ddl (a INT)")
+    spark.sql("ALTER TABLE plpg.public.plumbline_v2_ddl ADD COLUMNS (b STRING)")
+    spark.sql("ALTER TABLE plpg.public.plumbline_v2_ddl RENAME TO plumbline_v2_ddl2")
+    spark.sql("DROP TABLE plpg.public.plumbline_v2_ddl2")
+    ends = [e for e in captured.actions() if e["eventType"] == "COMPLETE"]
+    changes = [
+        (
+            e["outputs"][0]["namespace"],
+            e["outputs"][0]["name"],
+            e["outputs"][0]["facets"]["lifecycleStateChange"]["lifecycleStateChange"],
+            [f["name"] for f in e["outputs"][0]["facets"].get("schema", {}).get("fields", [])],
+        )
+        for e in ends
+    ]
+    assert changes == [
+        (PG, "test.public.plumbline_v2_ddl", "CREATE", ["a"]),
+        (PG, "test.public.plumbline_v2_ddl", "ALTER", ["a", "b"]),
+        (PG, "test.public.plumbline_v2_ddl2", "RENAME", ["a", "b"]),
+        (PG, "test.public.plumbline_v2_ddl2", "DROP", []),
+    ]
+    rename = ends[2]["outputs"][0]["facets"]["lifecycleStateChange"]["previousIdentifier"]
+    assert rename == {"namespace": PG, "name": "test.public.plumbline_v2_ddl"}
