@@ -5,13 +5,17 @@ driven against plumbline)."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+import uuid
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import quote
 
 import httpx
 import pytest
 from test_api_golden import CLEAN, DAILY, DS_NS, JOB_NS, RAW, Story
+
+from plumbline.server.tokens import create_token
+from plumbline.store.engine import create_store_engine
 
 
 @pytest.fixture
@@ -110,3 +114,53 @@ def test_the_web_uis_requests_answer(http: httpx.Client, story: Story) -> None:
     assert [j["name"] for j in failed] == [report]
     search = answers["search datasets"].json()["results"]
     assert {r["name"] for r in search} == {RAW, CLEAN}
+
+
+def test_dataset_column_lineage_hides_inputs_a_limited_token_may_not_read(
+    make_server: Any, db_url: str
+) -> None:
+    # team_b's feed computes /shared.id from /secret.id; team_a's use reads /shared: a team_a
+    # token reads /shared but not /secret, so /shared has no column lineage it may see
+    server = make_server(auth="required")
+    engine = create_store_engine(db_url)
+    team_a = create_token(engine, "team-a-reader", "read", ["team_a"])
+    admin = create_token(engine, "root", "admin")
+    engine.dispose()
+    shared = {"namespace": DS_NS, "name": "/shared"}
+    secret = {"namespace": DS_NS, "name": "/secret"}
+    lineage = {
+        "_producer": "https://github.com/plumbline/tests",
+        "_schemaURL": "https://openlineage.io/spec/facets/1-2-0/ColumnLineageDatasetFacet.json",
+        "fields": {"id": {"inputFields": [{**secret, "field": "id"}]}},
+    }
+    events = [
+        _complete("team_b", "feed", [secret], [{**shared, "facets": {"columnLineage": lineage}}]),
+        _complete("team_a", "use", [shared], []),
+    ]
+    for body in events:
+        response = httpx.post(
+            server.url + "/api/v1/lineage", json=body, headers={"Authorization": f"Bearer {admin}"}
+        )
+        assert response.status_code == 201, response.text
+    path = f"{server.url}/api/v1/namespaces/{DS_NS}/datasets/{enc('/shared')}"
+    seen_by = {
+        who: httpx.get(path, headers={"Authorization": f"Bearer {token}"}).json()["columnLineage"]
+        for who, token in (("admin", admin), ("team_a", team_a))
+    }
+    assert [i["dataset"] for i in seen_by["admin"][0]["inputFields"]] == ["/secret"]
+    assert seen_by["team_a"] is None
+
+
+def _complete(
+    namespace: str, job: str, inputs: list[dict[str, Any]], outputs: list[dict[str, Any]]
+) -> dict[str, Any]:
+    return {
+        "eventType": "COMPLETE",
+        "eventTime": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
+        "run": {"runId": str(uuid.uuid4())},
+        "job": {"namespace": namespace, "name": job},
+        "inputs": inputs,
+        "outputs": outputs,
+        "producer": "https://github.com/plumbline/tests",
+        "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
+    }
