@@ -290,14 +290,6 @@ def _set_warehouse(session: Any, facts: ActionFacts) -> None:
             table.warehouse = warehouse
 
 
-def reusable(facts: ActionFacts) -> bool:
-    """Whether facts read at an execution's start hold at its end: the plan does not change.
-
-    DDL too: its facts come from the plan and the capture's memory, read once per execution.
-    """
-    return facts.command in _WRITE_COMMANDS or facts.command in DDL_COMMANDS
-
-
 def add_metrics(qe: Any, facts: ActionFacts) -> None:
     """Read the execution's metrics into `facts` (logged and skipped on error)."""
     if not facts.outputs or facts.command not in _WRITE_COMMANDS:

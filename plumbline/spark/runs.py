@@ -23,7 +23,6 @@ from plumbline.spark.extract import (
     add_metrics,
     add_nested_scan_metrics,
     describe_action,
-    reusable,
 )
 from plumbline.spark.settings import PROPERTIES_KEY, captured_properties
 from plumbline.spark.versions import file_output_version
@@ -95,8 +94,7 @@ class RunTracker:
         if qe is None:
             return
         facts = describe_action(self._session, qe, with_metrics=False, memory=self._tables)
-        if reusable(facts):
-            run.at_start[execution_id] = facts
+        run.at_start[execution_id] = facts  # the plan does not change: read once
         # a conditional DDL may be a no-op: its START waits for the verdict at the end
         if facts.writes and not any(_conditional_ddl(d) for d in facts.outputs):
             self._send_start(run, facts)
