@@ -6,6 +6,7 @@ import threading
 import uuid
 
 import pytest
+import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from store_summary import column_lineage, counts, dataset, facet, ingest, run_event, summary
 
@@ -127,3 +128,22 @@ def test_a_failing_request_does_not_take_others_down(engine: Engine) -> None:
         t: "this request's forwarding failed" if t == 3 else "stored" for t in range(THREADS)
     }
     assert counts(engine)["lineage_events"] == (THREADS - 1) * 2 * PER_BATCH
+
+
+def test_the_writer_replaces_a_connection_the_database_dropped(engine: Engine) -> None:
+    """The writer keeps its connection between writes; when the server drops it, the next write
+    reconnects and goes through."""
+    if engine.dialect.name != "postgresql":
+        pytest.skip("SQLite has no server to drop a connection")
+    writer = writer_for(engine)
+    assert len(writer.write([parse_event(e) for e in _events(0, 0)]).stored) == 2 * PER_BATCH
+    with engine.connect() as connection:
+        dropped = connection.execute(
+            sa.text(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+        ).scalar_one()
+    assert dropped >= 1
+    assert len(writer.write([parse_event(e) for e in _events(1, 0)]).stored) == 2 * PER_BATCH
+    assert counts(engine)["lineage_events"] == 4 * PER_BATCH
