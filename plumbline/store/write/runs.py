@@ -22,8 +22,8 @@ STATES = ("START", "RUNNING", "COMPLETE", "ABORT", "FAIL")
 _RANK = {"START": 0, "RUNNING": 1, "COMPLETE": 2, "ABORT": 3, "FAIL": 4}
 
 
-# a run's state as the write path keeps it (with its id and uuid)
-_STATE = (
+# a run's state as the write path keeps it (with its id and uuid): plain columns, then facets
+_PLAIN = (
     "job_version_id",
     "parent_run_uuid",
     "current_state",
@@ -34,9 +34,8 @@ _STATE = (
     "error_message",
     "error_stack",
     "error_language",
-    "facets",
-    "job_facets",
 )
+_STATE = (*_PLAIN, "facets", "job_facets")
 
 
 @functools.cache
@@ -254,21 +253,7 @@ def update_runs(connection: Connection, batch: Batch) -> None:
         updates.append(
             {
                 "b_id": run_id,
-                **{
-                    column: state[column]
-                    for column in (
-                        "job_version_id",
-                        "parent_run_uuid",
-                        "current_state",
-                        "nominal_start_time",
-                        "nominal_end_time",
-                        "started_at",
-                        "ended_at",
-                        "error_message",
-                        "error_stack",
-                        "error_language",
-                    )
-                },
+                **{column: state[column] for column in _PLAIN},
                 "facets": state["facets"] or None,
                 "job_facets": state["job_facets"] or None,
                 "updated_at": batch.now,
