@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import click
 
+from plumbline.cli.options import db_option
 from plumbline.store.engine import create_store_engine, default_db_url
 
 
@@ -15,12 +16,7 @@ def db() -> None:
 
 
 @db.command()
-@click.option(
-    "--db",
-    "db_url",
-    envvar="PLUMBLINE_DB",
-    help="Database URL (default: PLUMBLINE_DB, else the user data dir's SQLite file).",
-)
+@db_option
 def upgrade(db_url: str | None) -> None:
     """Migrate the database to the newest schema."""
     from plumbline.store.errors import StoreError
@@ -64,12 +60,7 @@ def _instant(text: str) -> datetime:
 
 
 @db.command()
-@click.option(
-    "--db",
-    "db_url",
-    envvar="PLUMBLINE_DB",
-    help="Database URL (default: PLUMBLINE_DB, else the user data dir's SQLite file).",
-)
+@db_option
 @click.option(
     "--older-than", "older_than", help="Prune what is older than this age: 30d, 12h, 2w, 90m."
 )

@@ -6,17 +6,13 @@ import sys
 
 import click
 
+from plumbline.cli.options import db_option
 from plumbline.server.config import ConfigError, build_settings
 from plumbline.store.engine import default_db_url
 
 
 @click.command()
-@click.option(
-    "--db",
-    "db_url",
-    envvar="PLUMBLINE_DB",
-    help="Database URL (default: PLUMBLINE_DB, else an SQLite file in the user data dir).",
-)
+@db_option
 @click.option("--host", default=None, help="Address to bind (default 127.0.0.1).")
 @click.option("--port", type=int, default=None, help="Port (default 5000; 0 picks a free port).")
 @click.option(

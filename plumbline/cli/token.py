@@ -5,14 +5,8 @@ from __future__ import annotations
 import click
 from sqlalchemy.engine import Engine
 
+from plumbline.cli.options import db_option
 from plumbline.store.engine import create_store_engine, default_db_url
-
-_db_option = click.option(
-    "--db",
-    "db_url",
-    envvar="PLUMBLINE_DB",
-    help="Database URL (default: PLUMBLINE_DB, else the user data dir's SQLite file).",
-)
 
 
 def _engine(db_url: str | None) -> Engine:
@@ -34,7 +28,7 @@ def token() -> None:
 
 
 @token.command()
-@_db_option
+@db_option
 @click.option("--name", required=True, help="A unique name; writes are attributed to it.")
 @click.option(
     "--scope",
@@ -66,7 +60,7 @@ def create(db_url: str | None, name: str, scope: str, namespaces: tuple[str, ...
 
 
 @token.command(name="list")
-@_db_option
+@db_option
 def list_(db_url: str | None) -> None:
     """List tokens (never their secrets)."""
     from rich.console import Console
@@ -93,7 +87,7 @@ def list_(db_url: str | None) -> None:
 
 
 @token.command()
-@_db_option
+@db_option
 @click.argument("name")
 def revoke(db_url: str | None, name: str) -> None:
     """Revoke the token NAME; requests with it get 401 from then on."""
