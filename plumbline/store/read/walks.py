@@ -206,43 +206,79 @@ def _field_seed(start_kind: str) -> sa.Select[Any]:
     )
 
 
+def _next_fields(walk: sa.CTE, downstream: bool) -> list[sa.Select[Any]]:
+    """The fields one hop from the walk's ``node_id``: one select per kind of field edge, each
+    with the walk's field in its own condition (an index lookup)."""
+    cl, cd, f = s.column_lineage_edges, s.column_dataset_edges, s.dataset_fields
+    if downstream:
+        direct = sa.select(cl.c.output_field_id.label("node_id")).where(
+            cl.c.input_field_id == walk.c.node_id
+        )
+        whole = (
+            sa.select(f.c.id.label("node_id"))
+            .join(cd, cd.c.output_dataset_id == f.c.dataset_id)
+            .where(cd.c.input_field_id == walk.c.node_id)
+        )
+    else:
+        direct = sa.select(cl.c.input_field_id.label("node_id")).where(
+            cl.c.output_field_id == walk.c.node_id
+        )
+        whole = (
+            sa.select(cd.c.input_field_id.label("node_id"))
+            .join(f, f.c.dataset_id == cd.c.output_dataset_id)
+            .where(f.c.id == walk.c.node_id)
+        )
+    return [direct, whole]
+
+
 @cache
 def _field_walk_statement(
     start_kind: str, downstream: bool, limited: bool, split: bool
 ) -> sa.Select[Any]:
-    """The field walk; ``split``: one recursive step per kind of edge (SQLite).
+    """The field walk, with the walk's field inside each kind of edge's own lookup.
 
-    Joined to the walk as one ``UNION ALL`` subquery, SQLite materializes every field edge on every
-    step of the recursion (seconds on a million edges): it cannot push the join into the union.
-    Split into one recursive step per kind of edge (SQLite >= 3.34 allows several), each step is
-    an index lookup. PostgreSQL allows one reference to the walk, and pushes the join down itself.
+    Joined to the walk as one ``UNION ALL`` subquery of all field edges, both backends read every
+    field edge on every step of the recursion (SQLite materializes the union, PostgreSQL hash-joins
+    it once column_dataset_edges has rows: seconds per walk on a million edges). ``split`` (SQLite,
+    >= 3.34): one recursive step per kind of edge. Otherwise (PostgreSQL, which allows only one
+    reference to the walk): one step joined to a ``LATERAL`` union of the per-kind lookups.
     """
     seed = _field_seed(start_kind).subquery("seed")
     walk = sa.select(seed.c.node_id.label("node_id"), ZERO.label("depth")).cte(
         "downstream_fields" if downstream else "upstream_fields", recursive=True
     )
-    sources = (
-        [direct_field_edges().subquery("direct"), whole_dataset_field_edges().subquery("whole")]
-        if split
-        else [field_edges()]
-    )
-    steps = []
-    for edges in sources:
-        here, there = (
-            (edges.c.input_field_id, edges.c.output_field_id)
-            if downstream
-            else (edges.c.output_field_id, edges.c.input_field_id)
-        )
-        step = (
-            sa.select(there.label("node_id"), (walk.c.depth + ONE).label("depth"))
+    hops: list[sa.Select[Any]] = []
+    if split:
+        for edges in (
+            direct_field_edges().subquery("direct"),
+            whole_dataset_field_edges().subquery("whole"),
+        ):
+            here, there = (
+                (edges.c.input_field_id, edges.c.output_field_id)
+                if downstream
+                else (edges.c.output_field_id, edges.c.input_field_id)
+            )
+            hops.append(
+                sa.select(there.label("node_id"), (walk.c.depth + ONE).label("depth"))
+                .select_from(walk)
+                .join(edges, here == walk.c.node_id)
+            )
+    else:
+        lookups = _next_fields(walk, downstream)
+        hop = sa.union_all(*(lookup.correlate(walk) for lookup in lookups)).lateral("hop")
+        hops.append(
+            sa.select(hop.c.node_id, (walk.c.depth + ONE).label("depth"))
             .select_from(walk)
-            .join(edges, here == walk.c.node_id)
-            .where(_within_depth(walk))
+            .join(hop, sa.true())
         )
+    steps = []
+    for step in hops:
+        step = step.where(_within_depth(walk))
         if limited:  # only through fields of datasets a namespace-limited caller may see
-            f = s.dataset_fields.alias("visible_field")
-            step = step.join(f, f.c.id == there).where(
-                f.c.dataset_id.in_(visible_dataset_ids(VISIBLE_NS))
+            reached = step.selected_columns[0]
+            visible = s.dataset_fields.alias("visible_field")
+            step = step.join(visible, visible.c.id == reached).where(
+                visible.c.dataset_id.in_(visible_dataset_ids(VISIBLE_NS))
             )
         steps.append(step)
     return _limited(walk.union(*steps))
