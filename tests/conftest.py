@@ -94,6 +94,17 @@ def engine(db_url: str) -> Iterator[Engine]:
     eng.dispose()
 
 
+@pytest.fixture
+def pg_engine(pg_template: str) -> Iterator[Engine]:
+    """An engine on a migrated PostgreSQL database, for PostgreSQL-only behaviour."""
+    from plumbline.store.engine import create_store_engine
+
+    for url in _fresh_pg_database(template=pg_template):
+        eng = create_store_engine(url)
+        yield eng
+        eng.dispose()
+
+
 @dataclass
 class LiveServer:
     """A plumbline server running on a free local port."""

@@ -44,11 +44,9 @@ def test_empty_postgres_database_is_migrated(pg_url: str) -> None:
     engine.dispose()
 
 
-def test_edge_tables_leave_room_for_updates_on_postgres(engine: sa.Engine) -> None:
+def test_edge_tables_leave_room_for_updates_on_postgres(pg_engine: sa.Engine) -> None:
     """Revision 0002: the edge tables' pages keep free space (HOT updates of counters)."""
-    if engine.dialect.name != "postgresql":
-        pytest.skip("fillfactor is a PostgreSQL storage setting")
-    with engine.connect() as connection:
+    with pg_engine.connect() as connection:
         options = dict(
             connection.execute(
                 sa.text("SELECT relname, reloptions FROM pg_class WHERE relname = ANY(:names)"),
@@ -61,11 +59,9 @@ def test_edge_tables_leave_room_for_updates_on_postgres(engine: sa.Engine) -> No
     }
 
 
-def test_raw_events_are_compressed_with_lz4_on_postgres(engine: sa.Engine) -> None:
+def test_raw_events_are_compressed_with_lz4_on_postgres(pg_engine: sa.Engine) -> None:
     """Revision 0002: raw event payloads use lz4 where the server has it."""
-    if engine.dialect.name != "postgresql":
-        pytest.skip("column compression is a PostgreSQL storage setting")
-    with engine.connect() as connection:
+    with pg_engine.connect() as connection:
         supported = connection.execute(
             sa.text("SELECT enumvals FROM pg_settings WHERE name = 'default_toast_compression'")
         ).scalar_one()

@@ -130,14 +130,12 @@ def test_a_failing_request_does_not_take_others_down(engine: Engine) -> None:
     assert counts(engine)["lineage_events"] == (THREADS - 1) * 2 * PER_BATCH
 
 
-def test_the_writer_replaces_a_connection_the_database_dropped(engine: Engine) -> None:
+def test_the_writer_replaces_a_connection_the_database_dropped(pg_engine: Engine) -> None:
     """The writer keeps its connection between writes; when the server drops it, the next write
     reconnects and goes through."""
-    if engine.dialect.name != "postgresql":
-        pytest.skip("SQLite has no server to drop a connection")
-    writer = writer_for(engine)
+    writer = writer_for(pg_engine)
     assert len(writer.write([parse_event(e) for e in _events(0, 0)]).stored) == 2 * PER_BATCH
-    with engine.connect() as connection:
+    with pg_engine.connect() as connection:
         dropped = connection.execute(
             sa.text(
                 "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
@@ -146,4 +144,4 @@ def test_the_writer_replaces_a_connection_the_database_dropped(engine: Engine) -
         ).scalar_one()
     assert dropped >= 1
     assert len(writer.write([parse_event(e) for e in _events(1, 0)]).stored) == 2 * PER_BATCH
-    assert counts(engine)["lineage_events"] == 4 * PER_BATCH
+    assert counts(pg_engine)["lineage_events"] == 4 * PER_BATCH
