@@ -202,3 +202,34 @@ def test_forwarded_events_stay_as_received(
         _dataset(server.url, lake.warehouse, "sales.orders")["facets"][IDENTITY_FACET]["tableUuid"]
         == lake.table_uuid
     )
+
+
+def test_a_symlinked_name_does_not_rename_the_dataset(make_server, lake: Iceberg) -> None:
+    """Producers that name one table differently (catalog name vs. location with a TABLE
+    symlink) share one dataset and do not take turns renaming it."""
+    server = make_server(catalogs={"lake": lake.properties})
+    wh = lake.warehouse
+    by_catalog_name = {"namespace": wh, "name": "sales.orders"}
+    location = lake.catalog.load_table("sales.orders").location()
+    by_location = {
+        "namespace": "file",
+        "name": location.removeprefix("file://"),
+        "facets": {
+            "symlinks": {
+                "_producer": "https://example.com/engine",
+                "_schemaURL": "https://openlineage.io/spec/facets/1-0-1/SymlinksDatasetFacet.json",
+                "identifiers": [{"namespace": wh, "name": "sales.orders", "type": "TABLE"}],
+            }
+        },
+    }
+    _post(server.url, _event("load", [], [by_catalog_name], 1))
+    _post(server.url, _event("report", [by_location], [], 2))
+    _post(server.url, _event("load", [], [by_catalog_name], 3))
+    _post(server.url, _event("report", [by_location], [], 4))
+    dataset = _dataset(server.url, wh, "sales.orders")
+    assert dataset["id"] == by_catalog_name
+    assert _lineage_neighbours(server.url, wh, "sales.orders") == {
+        f"dataset:{wh}:sales.orders",
+        "job:shop:load",
+        "job:shop:report",
+    }
