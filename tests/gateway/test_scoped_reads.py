@@ -278,3 +278,24 @@ def test_open_server_shows_everything(make_server) -> None:
     assert httpx.post(f"{server.url}/api/v1/lineage", json=event).status_code == 201
     body = httpx.get(f"{server.url}/api/v1/namespaces/file/datasets").json()
     assert [d["name"] for d in body["datasets"]] == ["/data/shared"]
+
+
+def _dataset_event(namespace: str, name: str) -> dict:
+    return {
+        "eventTime": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
+        "dataset": _dataset(namespace, name),
+        "producer": PRODUCER,
+        "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/DatasetEvent",
+    }
+
+
+def test_dataset_events_are_read_by_their_dataset_namespace(world) -> None:
+    a, everyone = world["a"], world["all"]
+    for namespace in ("team_a", "team_b"):
+        response = everyone.post("/lineage", json=_dataset_event(namespace, "/registered"))
+        assert response.status_code == 201, response.text
+    events = _get(a, "/events/lineage")
+    assert sorted((e.get("dataset") or e["job"])["namespace"] for e in events["events"]) == ["team_a"] * 2
+    assert [e["dataset"]["name"] for e in events["events"] if "dataset" in e] == ["/registered"]
+    assert events["totalCount"] == 2
+    assert _get(everyone, "/events/lineage")["totalCount"] == 5

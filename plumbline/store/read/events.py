@@ -32,9 +32,9 @@ def list_lineage_events(
     if after is not None:
         base = base.where(e.c.event_time >= utc(after))
     if namespace is not None:
-        base = base.where(e.c.job_namespace == namespace)
+        base = base.where(_in_namespaces([namespace]))
     if visible_to is not None:
-        base = base.where(e.c.job_namespace.in_(sorted(visible_to)))
+        base = base.where(_in_namespaces(sorted(visible_to)))
     order = (
         (e.c.event_time.asc(), e.c.id.asc())
         if sort_direction.lower() == "asc"
@@ -42,3 +42,14 @@ def list_lineage_events(
     )
     rows = conn.execute(base.order_by(*order).limit(limit).offset(offset)).all()
     return {"events": [row.payload for row in rows], "totalCount": count(conn, base)}
+
+
+def _in_namespaces(names: list[str]) -> sa.ColumnElement[bool]:
+    """Events of these namespaces: a job's, or for a DatasetEvent (no job) its dataset's, the
+    namespace its write was authorized against."""
+    e = s.lineage_events
+    dataset_namespace = e.c.payload["dataset"]["namespace"].as_string()
+    return sa.or_(
+        e.c.job_namespace.in_(names),
+        sa.and_(e.c.kind == "DatasetEvent", dataset_namespace.in_(names)),
+    )
