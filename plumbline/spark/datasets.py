@@ -91,3 +91,8 @@ def from_jdbc(url: str, table: str) -> DatasetId:
 def table_identifier(database: str | None, table: str) -> str:
     """`db.table` as used in the symlinks facet."""
     return f"{database or 'default'}.{table}"
+
+
+def from_table(location: str | None, table: str) -> DatasetId:
+    """The dataset of a catalog table: named by its location, else by its bare table name."""
+    return from_location(location) if location else DatasetId("file", table)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from plumbline.spark import jvm
-from plumbline.spark.datasets import DatasetId, from_jdbc, from_location
+from plumbline.spark.datasets import from_jdbc, from_table
 from plumbline.spark.facts import ActionFacts, DatasetFacts
 from plumbline.spark.plan import Node
 
@@ -122,18 +122,6 @@ def _name_parts(seq: Any) -> list[str]:
     return [p for p in str(seq.mkString("\u0000")).split("\u0000") if p]
 
 
-def _dataset(info: jvm.TableInfo) -> DatasetId:
-    return from_location(info.location) if info.location else DatasetId("file", info.table)
-
-
-def default_table(session: Any, database: str | None, table: str) -> jvm.TableInfo:
-    """A managed session-catalog table's identity and location (the table need not exist)."""
-    catalog = session.sessionState().catalog()
-    database = database or str(catalog.getCurrentDatabase())
-    ident = jvm._table_identifier(database, table)
-    return jvm.TableInfo(database, table, str(catalog.defaultTablePath(ident)))
-
-
 def planned_table(session: Any, cmd: Any, table: Any) -> jvm.TableInfo | None:
     """The TableInfo of the CatalogTable of a CREATE or CREATE ... AS SELECT command.
 
@@ -143,7 +131,7 @@ def planned_table(session: Any, cmd: Any, table: Any) -> jvm.TableInfo | None:
     named = _identifier(table.get("identifier")) if isinstance(table, dict) else None
     if named is None or not isinstance(table, dict):
         return None
-    info = default_table(session, *named)
+    info = jvm.default_table(session, *named)
     kind = table.get("tableType")
     if isinstance(kind, dict) and kind.get("name") == "EXTERNAL":
         location = jvm.option(cmd.table().storage().locationUri())
@@ -166,7 +154,7 @@ class _Ddl:
 
     def default_info(self, database: str | None, table: str) -> jvm.TableInfo:
         """A managed table's identity and location, computed (the table need not exist)."""
-        return default_table(self.session, database, table)
+        return jvm.default_table(self.session, database, table)
 
     def state(self, database: str | None, table: str) -> TableState:
         """The table as the capture last saw it; else as the catalog has it now; else computed."""
@@ -183,7 +171,9 @@ class _Ddl:
         return TableState(self.default_info(database, table), [])
 
     def facts(self, state: TableState, lifecycle: str) -> DatasetFacts:
-        facts = DatasetFacts(_dataset(state.info), file_format=state.info.provider)
+        facts = DatasetFacts(
+            from_table(state.info.location, state.info.table), file_format=state.info.provider
+        )
         facts.table, facts.lifecycle, facts.source_uri = state.info, lifecycle, facts.id.namespace
         facts.schema = state.schema if lifecycle != "DROP" else []
         return facts
@@ -228,7 +218,8 @@ class _Ddl:
             after.location = before.info.location
         after.provider = before.info.provider
         facts = self.facts(TableState(after, before.schema), "RENAME")
-        facts.previous, facts.previous_table = _dataset(before.info), before.info
+        facts.previous = from_table(before.info.location, before.info.table)
+        facts.previous_table = before.info
         return facts
 
     def drop(self) -> DatasetFacts | None:

@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from plumbline.spark import jvm
-from plumbline.spark.datasets import DatasetId, from_jdbc, from_location
+from plumbline.spark.datasets import from_jdbc, from_location, from_table
 from plumbline.spark.ddl import (
     DDL_COMMANDS,
     TableMemory,
@@ -56,10 +56,6 @@ def _columns(text: Any) -> list[str] | None:
         return None
     inner = text.strip()[1:-1]
     return [c.strip() for c in inner.split(",")] if inner.strip() else []
-
-
-def _table_dataset(info: jvm.TableInfo) -> DatasetId:
-    return from_location(info.location) if info.location else DatasetId("file", info.table)
 
 
 class _Extraction:
@@ -111,7 +107,7 @@ class _Extraction:
     @staticmethod
     def _relation_facts(info: jvm.RelationInfo) -> DatasetFacts | None:
         if info.table is not None and info.table.location:
-            dataset = _table_dataset(info.table)
+            dataset = from_table(info.table.location, info.table.table)
         elif info.kind == "files" and info.locations:
             dataset = from_location(info.locations[0])
         elif info.kind == "jdbc" and info.jdbc_url and info.jdbc_table:
@@ -181,7 +177,9 @@ class _Extraction:
             if info is None:
                 ident = str(cmd.table().identifier().unquotedString())
                 info = jvm.table_by_name(self.session, ident)
-            facts = DatasetFacts(_table_dataset(info), file_format=info.provider, table=info)
+            facts = DatasetFacts(
+                from_table(info.location, info.table), file_format=info.provider, table=info
+            )
             facts.local_path = _local(info.location or "")
             if mode != "Overwrite":  # a CREATE only if the table did not exist
                 mode = "Create"

@@ -143,9 +143,15 @@ def table_by_name(session: Any, identifier: str) -> TableInfo:
     ident = _table_identifier(database, name)
     if catalog.tableExists(ident):
         return catalog_table(catalog.getTableMetadata(ident))
-    return TableInfo(
-        database or str(catalog.getCurrentDatabase()), name, str(catalog.defaultTablePath(ident))
-    )
+    return default_table(session, database, name)
+
+
+def default_table(session: Any, database: str | None, table: str) -> TableInfo:
+    """A managed session-catalog table's identity and location (the table need not exist)."""
+    catalog = session.sessionState().catalog()
+    database = database or str(catalog.getCurrentDatabase())
+    ident = _table_identifier(database, table)
+    return TableInfo(database, table, str(catalog.defaultTablePath(ident)))
 
 
 def _table_identifier(database: str | None, name: str) -> Any:

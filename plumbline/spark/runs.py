@@ -25,7 +25,6 @@ from plumbline.spark.extract import (
     describe_action,
 )
 from plumbline.spark.settings import PROPERTIES_KEY, captured_properties
-from plumbline.spark.versions import file_output_version
 
 log = logging.getLogger(__name__)
 
@@ -180,8 +179,10 @@ class RunTracker:
         versions = {}
         if facts.error is None:
             for output in facts.outputs:
+                # files have no versions of their own: each write makes one, named by its run
+                # (a digest of the files would race with the job's next write to them)
                 if output.local_path and output.lifecycle != "DROP" and _wrote(output):
-                    versions[output.id.key] = file_output_version(run.run_id)
+                    versions[output.id.key] = run.run_id
         inputs, outputs = events.datasets(facts, with_stats=True, versions=versions)
         run_facets = self._run_facets()
         if facts.error is not None:
