@@ -1,5 +1,6 @@
 """The OpenLineage wire model: parse and validate events (spec 2-0-2, 1.x accepted structurally)."""
 
+from plumbline.openlineage.body import ParsedBody, parse_body
 from plumbline.openlineage.errors import EventValidationError, OpenLineageError, Violation
 from plumbline.openlineage.model import (
     TERMINAL_STATES,
@@ -31,6 +32,7 @@ __all__ = [
     "JobEvent",
     "OpenLineageError",
     "OutputDataset",
+    "ParsedBody",
     "ParsedEvent",
     "Run",
     "RunEvent",
@@ -39,5 +41,6 @@ __all__ = [
     "canonical_json",
     "event_digest",
     "event_kind",
+    "parse_body",
     "parse_event",
 ]

@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from plumbline.openlineage.canonical import canonical_json, unencodable_path
 from plumbline.openlineage.errors import EventValidationError, Violation
 from plumbline.openlineage.model import DatasetEvent, Event, JobEvent, RunEvent
 from plumbline.openlineage.types import parse_datetime
@@ -46,11 +47,6 @@ class ParsedEvent:
     @property
     def run_id(self) -> str | None:
         return self.event.run.run_id.lower() if isinstance(self.event, RunEvent) else None
-
-
-def canonical_json(document: Any) -> bytes:
-    """The canonical JSON of a document (sorted keys, no spaces): what the digest is taken of."""
-    return json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
 
 def event_digest(document: Any) -> str:
@@ -120,7 +116,10 @@ def parse_event(document: Any) -> ParsedEvent:
         event = KINDS[kind].model_validate(document)
     except ValidationError as exc:
         raise EventValidationError(_violations(exc)) from None
-    canonical = canonical_json(document)
+    try:
+        canonical = canonical_json(document)
+    except UnicodeEncodeError:
+        raise unencodable_error(document) from None
     return ParsedEvent(
         kind=kind,
         event=event,
@@ -129,3 +128,10 @@ def parse_event(document: Any) -> ParsedEvent:
         digest=hashlib.sha256(canonical).hexdigest(),
         event_time=parse_datetime(event.event_time),
     )
+
+
+def unencodable_error(document: Any) -> EventValidationError:
+    """The error for a document holding a string UTF-8 cannot encode (``"\\ud800"`` in JSON)."""
+    path = unencodable_path(document)
+    message = "is not valid Unicode: it holds a lone surrogate (an unpaired \\ud800-\\udfff escape)"
+    return EventValidationError([Violation(field_path(path or ()), message)])

@@ -9,7 +9,6 @@ queued for forwarding) in one transaction.
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 from typing import Annotated, Any
 
@@ -19,14 +18,12 @@ from pydantic import BaseModel
 from sqlalchemy.engine import Engine
 from starlette.concurrency import run_in_threadpool
 
-from plumbline.openlineage import EventValidationError, ParsedEvent, parse_event
+from plumbline.openlineage import EventValidationError, ParsedEvent, parse_body, parse_event
 from plumbline.openlineage.decode import (
     BodyTooLargeError,
     MalformedBodyError,
     UnsupportedEncodingError,
-    decode_json,
     decompress,
-    split_batch,
 )
 from plumbline.server import forwarding, metrics
 from plumbline.server.auth import Principal, require
@@ -133,7 +130,7 @@ def ingest_body(
     """Decode, validate and store one request body; raise :class:`APIError` when nothing is accepted."""
     try:
         text = decompress(body, encoding, settings.max_body_bytes)
-        documents, is_batch = split_batch(decode_json(text))
+        parsed_body = parse_body(text)
     except BodyTooLargeError as exc:
         raise APIError(413, str(exc)) from None
     except UnsupportedEncodingError as exc:
@@ -141,21 +138,23 @@ def ingest_body(
     except MalformedBodyError as exc:
         raise APIError(400, str(exc)) from None
 
+    is_batch = parsed_body.is_batch
     accepted: list[ParsedEvent] = []
-    received: dict[str, dict[str, Any]] = {}  # digest -> the event as received (to forward)
+    received: dict[str, bytes] = {}  # digest -> the event as received (to forward)
     rejected: list[int] = []
     errors: list[FieldError] = []
-    for index, document in enumerate(documents):
-        try:
-            parsed = parse_event(document)
-        except EventValidationError as exc:
+    for index, (parsed, sent) in enumerate(
+        zip(parsed_body.outcomes, parsed_body.sent, strict=True)
+    ):
+        if isinstance(parsed, EventValidationError):
             rejected.append(index)
             errors.extend(
-                FieldError(v.message, v.field, index if is_batch else None) for v in exc.violations
+                FieldError(v.message, v.field, index if is_batch else None)
+                for v in parsed.violations
             )
             continue
         principal.check_event(parsed.raw)  # 403 for a namespace the token does not cover
-        received[parsed.digest] = parsed.raw
+        received[parsed.digest] = sent
         if settings.catalogs and settings.store:
             parsed = _enriched(settings, parsed)
         accepted.append(parsed)
@@ -164,14 +163,15 @@ def ingest_body(
     if not accepted:
         message = "the event breaks the OpenLineage specification"
         if is_batch:
-            message = f"none of the {len(documents)} events is valid OpenLineage"
+            message = f"none of the {len(parsed_body.outcomes)} events is valid OpenLineage"
         raise APIError(422, message, errors)
 
     def queue(connection: Any, events: list[ParsedEvent]) -> None:
         if not settings.forward:
             return  # nothing to forward to: skip making the bodies
-        # a single event is forwarded exactly as received; a batch's events one by one
-        bodies = [text if not is_batch else _compact(received[e.digest]) for e in events]
+        # each event is forwarded exactly as received: a single event's body, a batch's events
+        # one by one as their bytes in the batch
+        bodies = [received[e.digest] for e in events]
         forwarding.enqueue(
             connection, settings, [(b, e.run_id) for b, e in zip(bodies, events, strict=True)]
         )
@@ -208,7 +208,3 @@ def _enriched(settings: ServerSettings, parsed: ParsedEvent) -> ParsedEvent:
         logger.warning("catalog enrichment made an invalid event, stored unenriched: %s", exc)
         return parsed
     return dataclasses.replace(enriched, digest=parsed.digest)
-
-
-def _compact(document: Any) -> bytes:
-    return json.dumps(document, separators=(",", ":"), ensure_ascii=False).encode()

@@ -1,0 +1,89 @@
+"""A request body to validated events: split a batch into each event's own bytes, validate each.
+
+The body is split without building Python objects (``list[msgspec.Raw]``), so a batch's events can
+be forwarded exactly as received. Each event goes through the fast path
+(:mod:`plumbline.openlineage.fast`) and, when that declines, through :func:`parse_event` on the
+decoded event, which alone decides what is rejected and how the errors read. When the splitter and
+:mod:`json` disagree about a body (UTF-16, a byte-order mark, an escaped lone surrogate), the whole
+body takes the slow path, as it did before the fast path existed.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from plumbline.openlineage.decode import MalformedBodyError, decode_json, split_batch
+from plumbline.openlineage.errors import EventValidationError
+from plumbline.openlineage.fast import fast_parse_event
+from plumbline.openlineage.parse import ParsedEvent, parse_event
+
+_BATCH = msgspec.json.Decoder(list[msgspec.Raw])
+_SINGLE = msgspec.json.Decoder(msgspec.Raw)
+_JSON_WHITESPACE = b" \t\n\r"
+
+Outcome = ParsedEvent | EventValidationError
+
+
+@dataclass(frozen=True)
+class ParsedBody:
+    """Per event of a body, in order: the parsed event or why it is rejected, and its own bytes."""
+
+    outcomes: list[Outcome]
+    sent: list[bytes]  # each event's JSON: the body itself for a single event
+    is_batch: bool
+
+
+def parse_body(body: bytes) -> ParsedBody:
+    """Validate the events of a (decompressed) body: one JSON object, or an array of them.
+
+    Raises :class:`MalformedBodyError` when the body is not JSON or is an empty array.
+    """
+    is_batch = body.lstrip(_JSON_WHITESPACE)[:1] == b"["
+    try:
+        elements = _BATCH.decode(body) if is_batch else [_SINGLE.decode(body)]
+    except (msgspec.DecodeError, UnicodeDecodeError):
+        return _parse_decoded(body)
+    if is_batch:
+        split_batch(elements)  # the same error as before for an empty batch
+        sent = [bytes(element) for element in elements]
+    else:
+        sent = [body]
+    outcomes = []
+    for data in sent:
+        parsed = fast_parse_event(data)
+        if parsed is None:
+            try:
+                document = decode_json(data)
+            except MalformedBodyError:  # bytes the splitter took and json does not (bad UTF-8)
+                return _parse_decoded(body)  # raises the error for the whole body, as before
+            parsed = _slow(document)
+        outcomes.append(parsed)
+    return ParsedBody(outcomes, sent, is_batch)
+
+
+def _parse_decoded(body: bytes) -> ParsedBody:
+    """The slow path for a whole body: decoded by :mod:`json`, each event re-encoded to forward."""
+    documents, is_batch = split_batch(decode_json(body))
+    outcomes = [_slow(document) for document in documents]
+    sent = [_compact(d) for d in documents] if is_batch else [body]
+    return ParsedBody(outcomes, sent, is_batch)
+
+
+def _slow(document: Any) -> Outcome:
+    try:
+        return parse_event(document)
+    except EventValidationError as exc:
+        return exc
+
+
+def _compact(document: Any) -> bytes:
+    try:
+        return json.dumps(document, separators=(",", ":"), ensure_ascii=False).encode()
+    except (
+        UnicodeEncodeError
+    ):  # a lone surrogate (the event is rejected): escaped, still valid JSON
+        return json.dumps(document, separators=(",", ":")).encode()

@@ -1,0 +1,165 @@
+"""Validate a RunEvent from its JSON bytes, reusing what earlier events already validated.
+
+Most of an event's bytes are its run, job and datasets, and a job sends the same dataset bytes (its
+schema and column lineage facets) run after run. The event is split at the top level without
+decoding (``dict[str, msgspec.Raw]``); each piece is validated with the models of
+:mod:`plumbline.openlineage.model`, and what validates is remembered by its bytes. The event model
+is then assembled from the validated pieces.
+
+Anything unusual makes :func:`fast_parse_event` answer None, and the caller takes the slow path
+(:func:`plumbline.openlineage.parse.parse_event` on the decoded event), which alone decides errors.
+The remembered models and dicts are shared by every event that holds the same bytes: never mutate
+``ParsedEvent.raw`` or ``ParsedEvent.event`` below their top level.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from typing import Any, NamedTuple
+
+import msgspec
+from pydantic import BaseModel, ValidationError, create_model
+
+from plumbline.openlineage.canonical import canonical_json_of_floatless, stdlib_canonical_json
+from plumbline.openlineage.errors import EventValidationError
+from plumbline.openlineage.memo import BoundedLRU
+from plumbline.openlineage.model import InputDataset, Job, OutputDataset, Run, RunEvent
+from plumbline.openlineage.parse import ParsedEvent, event_kind
+from plumbline.openlineage.types import parse_datetime
+
+# the pieces of a RunEvent validated on their own: a top-level key -> the model of it (or of each
+# element of its array), as RunEvent declares them
+_OBJECTS: dict[str, type[BaseModel]] = {"run": Run, "job": Job}
+_ARRAYS: dict[str, type[BaseModel]] = {"inputs": InputDataset, "outputs": OutputDataset}
+_PIECES = _OBJECTS.keys() | _ARRAYS.keys()
+# RunEvent without its pieces: the same fields, aliases, validators and configuration
+_Head = create_model(  # type: ignore[call-overload]
+    "RunEventHead",
+    __config__=RunEvent.model_config,
+    **{n: (f.annotation, f) for n, f in RunEvent.model_fields.items() if n not in _PIECES},
+)
+# keys an unknown top-level field cannot have here: a field's other spelling, model_construct's own
+_FIELD_KEYS = {"_fields_set", *RunEvent.model_fields} | {
+    f.alias for f in RunEvent.model_fields.values() if f.alias
+}
+# validators across fields would not run on pieces validated apart: then only the slow path is exact
+_ENABLED = not (
+    RunEvent.__pydantic_decorators__.model_validators
+    or RunEvent.__pydantic_decorators__.field_validators
+)
+
+# the memory a remembered piece takes, as a multiple of its JSON size (dicts, strings, models)
+_MEMORY_PER_BYTE = 12
+CACHE = BoundedLRU["_Piece"](max_entries=100_000, max_size=64 * 1024 * 1024)
+
+_TOP_LEVEL = msgspec.json.Decoder(dict[str, msgspec.Raw])
+_ARRAY = msgspec.json.Decoder(list[msgspec.Raw])
+_floats = threading.local()
+
+
+def _float(text: str) -> float:
+    _floats.seen = True
+    return float(text)
+
+
+_VALUE = msgspec.json.Decoder(float_hook=_float)
+
+
+class _Piece(NamedTuple):
+    model: BaseModel
+    document: Any  # the decoded JSON of the piece
+    has_float: bool
+
+
+class _Unusual(Exception):
+    """Something the fast path leaves to the slow one."""
+
+
+def fast_parse_event(data: bytes | msgspec.Raw) -> ParsedEvent | None:
+    """The valid RunEvent in ``data`` (one JSON object), or None to take the slow path."""
+    if not _ENABLED:
+        return None
+    try:
+        return _parse(data)
+    except (
+        msgspec.DecodeError,
+        UnicodeDecodeError,
+        ValidationError,
+        EventValidationError,
+        _Unusual,
+    ):
+        return None
+
+
+def _parse(data: bytes | msgspec.Raw) -> ParsedEvent:
+    top = _TOP_LEVEL.decode(data)
+    raw: dict[str, Any] = {}
+    head: dict[str, Any] = {}
+    pieces: dict[str, Any] = {}
+    has_float = False
+    for key, value in top.items():
+        if key in _OBJECTS:
+            piece = _piece(key, _OBJECTS[key], value)
+            raw[key], pieces[key] = piece.document, piece.model
+            has_float |= piece.has_float
+        elif key in _ARRAYS:
+            raw[key], pieces[key], floats = _array(key, _ARRAYS[key], value)
+            has_float |= floats
+        else:
+            decoded, floats = _decode(value)
+            raw[key] = head[key] = decoded
+            has_float |= floats
+    if event_kind(dict.fromkeys(top) | head) != "RunEvent":
+        raise _Unusual
+    validated = _Head.model_validate(head)
+    extra = validated.model_extra or {}
+    if "run" not in pieces or "job" not in pieces or not _FIELD_KEYS.isdisjoint(extra):
+        raise _Unusual  # errors to report, or an unknown key that names a field another way
+    # the fields set are the fields sent and the unknown keys
+    values = {name: getattr(validated, name) for name in validated.model_fields_set}
+    event = RunEvent.model_construct(
+        _fields_set=validated.model_fields_set | pieces.keys(), **values, **pieces
+    )
+    canonical = stdlib_canonical_json(raw) if has_float else canonical_json_of_floatless(raw)
+    return ParsedEvent(
+        kind="RunEvent",
+        event=event,
+        raw=raw,
+        canonical=canonical,
+        digest=hashlib.sha256(canonical).hexdigest(),
+        event_time=parse_datetime(event.event_time),
+    )
+
+
+def _decode(data: bytes | msgspec.Raw) -> tuple[Any, bool]:
+    """The decoded JSON and whether it holds a float."""
+    _floats.seen = False
+    return _VALUE.decode(data), _floats.seen
+
+
+def _piece(slot: str, model: type[BaseModel], data: msgspec.Raw) -> _Piece:
+    key = (slot, bytes(data))
+    piece = CACHE.get(key)
+    if piece is None:
+        document, has_float = _decode(key[1])
+        piece = _Piece(model.model_validate(document), document, has_float)
+        CACHE.put(key, piece, len(key[1]) * _MEMORY_PER_BYTE)
+    return piece
+
+
+def _array(
+    slot: str, model: type[BaseModel], data: msgspec.Raw
+) -> tuple[list[Any] | None, list[BaseModel] | None, bool]:
+    if bytes(data) == b"null":
+        return None, None, False
+    try:
+        elements = _ARRAY.decode(data)
+    except msgspec.ValidationError:
+        raise _Unusual from None  # not an array: the slow path names the field
+    pieces = [_piece(slot, model, element) for element in elements]
+    return (
+        [p.document for p in pieces],
+        [p.model for p in pieces],
+        any(p.has_float for p in pieces),
+    )
