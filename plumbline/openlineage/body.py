@@ -22,7 +22,6 @@ from plumbline.openlineage.fast import fast_parse_event
 from plumbline.openlineage.parse import ParsedEvent, parse_event
 
 _BATCH = msgspec.json.Decoder(list[msgspec.Raw])
-_SINGLE = msgspec.json.Decoder(msgspec.Raw)
 _JSON_WHITESPACE = b" \t\n\r"
 
 Outcome = ParsedEvent | EventValidationError
@@ -42,16 +41,17 @@ def parse_body(body: bytes) -> ParsedBody:
 
     Raises :class:`MalformedBodyError` when the body is not JSON or is an empty array.
     """
-    is_batch = body.lstrip(_JSON_WHITESPACE)[:1] == b"["
+    if body.lstrip(_JSON_WHITESPACE)[:1] != b"[":
+        # one event (or what json reads otherwise: a byte-order mark, UTF-16): not checked first,
+        # the fast path decodes all of it or declines
+        parsed = fast_parse_event(body)
+        return ParsedBody([parsed], [body], False) if parsed else _parse_decoded(body)
     try:
-        elements = _BATCH.decode(body) if is_batch else [_SINGLE.decode(body)]
+        elements = _BATCH.decode(body)
     except (msgspec.DecodeError, UnicodeDecodeError):
         return _parse_decoded(body)
-    if is_batch:
-        split_batch(elements)  # the same error as before for an empty batch
-        sent = [bytes(element) for element in elements]
-    else:
-        sent = [body]
+    split_batch(elements)  # the same error as before for an empty batch
+    sent = [bytes(element) for element in elements]
     outcomes = []
     for data in sent:
         parsed = fast_parse_event(data)
@@ -62,7 +62,7 @@ def parse_body(body: bytes) -> ParsedBody:
                 return _parse_decoded(body)  # raises the error for the whole body, as before
             parsed = _slow(document)
         outcomes.append(parsed)
-    return ParsedBody(outcomes, sent, is_batch)
+    return ParsedBody(outcomes, sent, True)
 
 
 def _parse_decoded(body: bytes) -> ParsedBody:

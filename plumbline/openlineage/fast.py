@@ -67,8 +67,8 @@ _VALUE = msgspec.json.Decoder(float_hook=_float)
 
 
 class _Piece(NamedTuple):
-    model: BaseModel
-    document: Any  # the decoded JSON of the piece
+    model: Any  # the validated model (a list of them for an array)
+    document: Any  # the decoded JSON
     has_float: bool
 
 
@@ -151,15 +151,23 @@ def _piece(slot: str, model: type[BaseModel], data: msgspec.Raw) -> _Piece:
 def _array(
     slot: str, model: type[BaseModel], data: msgspec.Raw
 ) -> tuple[list[Any] | None, list[BaseModel] | None, bool]:
-    if bytes(data) == b"null":
+    """An array of pieces: remembered whole (a job's inputs and outputs rarely change), and by
+    element (they may come in other combinations)."""
+    key = (slot + "[]", bytes(data))
+    if key[1] == b"null":
         return None, None, False
-    try:
-        elements = _ARRAY.decode(data)
-    except msgspec.ValidationError:
-        raise _Unusual from None  # not an array: the slow path names the field
-    pieces = [_piece(slot, model, element) for element in elements]
-    return (
-        [p.document for p in pieces],
-        [p.model for p in pieces],
-        any(p.has_float for p in pieces),
-    )
+    whole = CACHE.get(key)
+    if whole is None:
+        try:
+            elements = _ARRAY.decode(data)
+        except msgspec.ValidationError:
+            raise _Unusual from None  # not an array: the slow path names the field
+        pieces = [_piece(slot, model, element) for element in elements]
+        whole = _Piece(
+            [p.model for p in pieces],
+            [p.document for p in pieces],
+            any(p.has_float for p in pieces),
+        )
+        CACHE.put(key, whole, len(key[1]))  # its elements are counted in their own entries
+    # new lists: the event's own, so that the shared ones cannot be changed through it
+    return list(whole.document), list(whole.model), whole.has_float
