@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from openlineage_spec_examples import examples, minimal_run_event
 from test_conformance import BROKEN
 
@@ -316,3 +318,75 @@ def test_bodies_only_json_reads_take_the_slow_path() -> None:
     ):
         [outcome] = assert_same(body)
         assert isinstance(outcome, ParsedEvent)
+
+
+# --- differential: random changes to valid events, sent in random spellings -------------------
+
+_TEXT = st.text(max_size=8)  # lone surrogates included
+_VALUES = st.recursive(
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(-(2**70), 2**70),
+        st.floats(allow_nan=False, allow_infinity=False),
+        _TEXT,
+        st.sampled_from(["2024-05-01T10:00:00Z", "3f5e83fa-3480-44ff-99c5-ff943904e5e8", "START"]),
+    ),
+    lambda children: st.one_of(
+        st.lists(children, max_size=3),
+        st.dictionaries(
+            st.one_of(_TEXT, st.sampled_from(["_producer", "_schemaURL", "name"])),
+            children,
+            max_size=3,
+        ),
+    ),
+    max_leaves=8,
+)
+_PATHS = [
+    ("extra",),
+    ("eventType",),
+    ("eventTime",),
+    ("producer",),
+    ("schemaURL",),
+    ("run",),
+    ("run", "runId"),
+    ("run", "facets"),
+    ("run", "facets", "custom"),
+    ("run", "facets", "custom", "value"),
+    ("job", "name"),
+    ("job", "facets", "sql"),
+    ("inputs",),
+    ("inputs", 0, "name"),
+    ("outputs", 0, "facets", "schema", "fields"),
+    ("outputs", 0, "facets", "custom", "_producer"),
+    ("outputs", 0, "outputFacets", "outputStatistics", "rowCount"),
+]
+
+
+def _change(event: dict[str, Any], path: tuple[Any, ...], value: Any) -> None:
+    target: Any = event
+    for part in path[:-1]:
+        target = target.setdefault(part, {}) if isinstance(target, dict) else target[part]
+    target[path[-1]] = value
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    base=st.sampled_from(range(len(GOLDEN) + 1)),
+    changes=st.lists(st.tuples(st.sampled_from(_PATHS), _VALUES), max_size=3),
+    ascii_only=st.booleans(),
+    indent=st.sampled_from([None, 0, 2]),
+    batch=st.booleans(),
+)
+def test_random_events_decide_as_the_slow_path(
+    base: int, changes: list[tuple[Any, Any]], ascii_only: bool, indent: int | None, batch: bool
+) -> None:
+    event = copy.deepcopy(GOLDEN[base]) if base < len(GOLDEN) else minimal_run_event()
+    for path, value in changes:
+        try:
+            _change(event, path, copy.deepcopy(value))
+        except (TypeError, IndexError, KeyError):
+            pass  # the path goes through something else now: this change is skipped
+    document = [event, minimal_run_event()] if batch else event
+    text = json.dumps(document, ensure_ascii=ascii_only, indent=indent)
+    assert_same(text.encode("utf-8", "surrogatepass"))
