@@ -77,6 +77,8 @@ datasets = sa.Table(
     sa.Column("description", sa.Text, nullable=True),
     # the latest value of every dataset facet seen for this dataset, merged by facet name
     sa.Column("facets", Json, nullable=True),
+    # sha256 of ``facets`` as stored (NULL: not known), so writers can skip reading them back
+    sa.Column("facets_digest", sa.String(64), nullable=True),
     sa.Column("current_version_id", BigId, nullable=True),
     sa.Column("current_schema_version_id", BigId, nullable=True),
     # set by catalog enrichment: the catalog's stable identity (e.g. an Iceberg table UUID)
@@ -269,8 +271,7 @@ column_lineage_edges = sa.Table(
     sa.Column("description", sa.Text, nullable=True),
     sa.Column("masking", sa.Boolean, nullable=False, server_default=sa.false()),
     sa.Column("first_seen", Timestamp, nullable=False),
-    sa.Column("last_seen", Timestamp, nullable=False),
-    sa.Column("seen_count", sa.BigInteger, nullable=False, server_default="1"),
+    sa.Column("last_seen", Timestamp, nullable=False),  # to the hour
     sa.UniqueConstraint(
         "output_field_id", "input_field_id", "transformation_type", "transformation_subtype"
     ),
@@ -290,8 +291,7 @@ column_dataset_edges = sa.Table(
     sa.Column("description", sa.Text, nullable=True),
     sa.Column("masking", sa.Boolean, nullable=False, server_default=sa.false()),
     sa.Column("first_seen", Timestamp, nullable=False),
-    sa.Column("last_seen", Timestamp, nullable=False),
-    sa.Column("seen_count", sa.BigInteger, nullable=False, server_default="1"),
+    sa.Column("last_seen", Timestamp, nullable=False),  # to the hour
     sa.UniqueConstraint(
         "output_dataset_id", "input_field_id", "transformation_type", "transformation_subtype"
     ),

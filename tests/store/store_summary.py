@@ -230,7 +230,8 @@ def summary(engine: Engine) -> dict[str, Any]:
                     r.transformation_subtype,
                     r.description,
                     bool(r.masking),
-                    r.seen_count,
+                    _time(r.first_seen),
+                    _time(r.last_seen),
                 ]
                 for r in rows("SELECT * FROM column_lineage_edges")
             ),
@@ -240,7 +241,8 @@ def summary(engine: Engine) -> dict[str, Any]:
                     fields_by_id[r.input_field_id],
                     r.transformation_type,
                     r.transformation_subtype,
-                    r.seen_count,
+                    _time(r.first_seen),
+                    _time(r.last_seen),
                 ]
                 for r in rows("SELECT * FROM column_dataset_edges")
             ),

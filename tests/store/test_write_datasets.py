@@ -11,6 +11,9 @@ from store_summary import column_lineage, dataset, facet, ingest, run_event, sum
 WAREHOUSE = "hive://metastore"
 
 
+T1 = "2024-01-01T00:00:01Z"  # the events' time, as the edges' first and last seen
+
+
 def _symlinks(*names: str) -> dict:
     return facet(identifiers=[{"namespace": WAREHOUSE, "name": n, "type": "TABLE"} for n in names])
 
@@ -205,7 +208,7 @@ def test_lineage_creates_the_fields_and_datasets_it_names(engine: Engine) -> Non
     assert datasets[("src", "never_seen")]["fields"] == [["y", None, None]]
     assert datasets[("ns", "t")]["fields"] == [["x", None, None]]
     assert summary(engine)["column_edges"] == [
-        [["ns", "t", "x"], ["src", "never_seen", "y"], "DIRECT", "IDENTITY", None, False, 1]
+        [["ns", "t", "x"], ["src", "never_seen", "y"], "DIRECT", "IDENTITY", None, False, T1, T1]
     ]
 
 
@@ -231,7 +234,7 @@ def test_older_column_lineage_without_transformations(engine: Engine) -> None:
         ],
     )
     assert summary(engine)["column_edges"] == [
-        [["ns", "t", "x"], ["ns", "src", "y"], "", "MASKED", "sha2(y)", True, 1]
+        [["ns", "t", "x"], ["ns", "src", "y"], "", "MASKED", "sha2(y)", True, T1, T1]
     ]
 
 

@@ -73,9 +73,13 @@ def test_repeated_runs_do_not_grow_the_edge_tables(engine: Engine) -> None:
         ["input", "2024-01-01T00:00:00Z", "2024-01-01T00:00:11Z", 12],
         ["output", "2024-01-01T00:00:00Z", "2024-01-01T00:00:11Z", 12],
     ]
-    # each of the 24 events carried each column edge once
-    assert [edge[-1] for edge in state["column_edges"]] == [24, 24]
-    assert [edge[-1] for edge in state["column_dataset_edges"]] == [24]
+    # column edges keep the span of the events that carried them (last seen: within the hour)
+    assert [edge[-2:] for edge in state["column_edges"]] == [
+        ["2024-01-01T00:00:00Z", "2024-01-01T00:00:00Z"]
+    ] * 2
+    assert [edge[-2:] for edge in state["column_dataset_edges"]] == [
+        ["2024-01-01T00:00:00Z", "2024-01-01T00:00:00Z"]
+    ]
 
 
 def test_reposting_the_same_events_leaves_every_table_as_it_is(engine: Engine) -> None:
@@ -103,9 +107,9 @@ def test_changed_transformation_is_a_new_edge(engine: Engine) -> None:
     )
     edges = [(e[0][2], e[1][2], e[3], e[-1]) for e in summary(engine)["column_edges"]]
     assert edges == [
-        ("id", "id", "IDENTITY", 2),
-        ("id", "id", "TRANSFORMATION", 1),
-        ("total", "amount", "AGGREGATION", 2),
+        ("id", "id", "IDENTITY", "2024-01-01T00:00:00Z"),
+        ("id", "id", "TRANSFORMATION", "2024-01-02T00:00:00Z"),
+        ("total", "amount", "AGGREGATION", "2024-01-01T00:00:00Z"),
     ]
 
 
@@ -122,10 +126,12 @@ def test_late_event_of_a_known_run_widens_the_edges_without_counting_the_run_aga
         ["input", "2024-01-01T00:00:10Z", "2024-01-01T00:00:20Z", 1],
         ["output", "2024-01-01T00:00:10Z", "2024-01-01T00:00:20Z", 1],
     ]
-    assert [edge[-1] for edge in state["column_edges"]] == [2, 2]
+    assert [edge[-2:] for edge in state["column_edges"]] == [
+        ["2024-01-01T00:00:10Z", "2024-01-01T00:00:20Z"]
+    ] * 2
     # another event of the same run inside the known time span changes no job edge
     running = {**start, "eventType": "RUNNING", "eventTime": "2024-01-01T00:00:15Z"}
     ingest(engine, [running])
     after = summary(engine)
     assert after["job_edges"] == state["job_edges"]
-    assert [edge[-1] for edge in after["column_edges"]] == [3, 3]
+    assert after["column_edges"] == state["column_edges"]

@@ -1,11 +1,16 @@
 """Column lineage (the ``columnLineage`` facet): field->field and field->dataset edges, upserted once
-per distinct (output, input, transformation type, subtype); ``seen_count`` counts the events that
-carried the edge."""
+per distinct (output, input, transformation type, subtype).
+
+An edge keeps when it was first and last seen. ``last_seen`` moves on only when an event comes
+in a later hour than the one stored (it is within an hour of the latest event), so the many
+events of one hour leave the row as it is. Edges the writer's cache knows to be stored so are
+not sent at all.
+"""
 
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -14,21 +19,23 @@ from sqlalchemy.engine import Connection
 
 from plumbline.openlineage.facets import InputField
 from plumbline.store.schema import column_dataset_edges, column_lineage_edges, dataset_fields
+from plumbline.store.write.cache import EdgeKey, EdgeSeen, FieldKey, LineageSeen
 from plumbline.store.write.context import Batch, as_utc
 from plumbline.store.write.upsert import (
     execute_many,
     greatest,
+    hour_of,
     insert_ignore,
     least,
     select_in,
 )
 
-FieldKey = tuple[int, str]  # (dataset_id, field name)
+Transformation = tuple[str, str, str | None, bool]  # (type, subtype, description, masking)
 
 
 def _transformations(
     input_field: InputField, deprecated_type: str | None, deprecated_description: str | None
-) -> list[tuple[str, str, str | None, bool]]:
+) -> list[Transformation]:
     """(type, subtype, description, masking) per transformation; older producers sent none."""
     transformations = input_field.get("transformations")
     if transformations:
@@ -41,10 +48,140 @@ def _transformations(
 
 @dataclass
 class EdgeRows:
-    """The edge rows of one write, ready to upsert."""
+    """The edge rows of one write that the store may not hold yet, ready to upsert."""
 
-    fields: list[dict[str, Any]]  # column_lineage_edges
-    datasets: list[dict[str, Any]]  # column_dataset_edges
+    fields: list[dict[str, Any]] = field(default_factory=list)  # column_lineage_edges
+    datasets: list[dict[str, Any]] = field(default_factory=list)  # column_dataset_edges
+
+
+@dataclass
+class _Edge:
+    first_seen: datetime
+    last_seen: datetime
+    description: str | None
+    masking: bool
+
+    def add(self, time: datetime, description: str | None, masking: bool) -> None:
+        if time < self.first_seen:
+            self.first_seen = time
+        if time > self.last_seen:
+            self.last_seen = time
+        self.description = description or self.description
+        self.masking = masking or self.masking
+
+
+# (output, input field, type, subtype) with output a FieldKey ('f' edges) or a dataset id ('d')
+_Found = dict[tuple[Any, FieldKey, str, str], _Edge]
+
+
+def _collect(batch: Batch) -> tuple[_Found, _Found]:
+    """Every field->field and field->dataset edge the events carry, merged per distinct edge."""
+    field_edges: _Found = {}
+    dataset_edges: _Found = {}
+
+    def add(store: _Found, key: Any, time: datetime, t: Transformation) -> None:
+        edge = store.get(key)
+        if edge is None:  # the common case, and ~60 per event: kept cheap
+            store[key] = _Edge(time, time, t[2] or None, t[3])
+        else:
+            edge.add(time, t[2], t[3])
+
+    for appearance in batch.appearances:
+        facets = appearance.dataset.facets
+        lineage = facets.column_lineage if facets is not None else None
+        if lineage is None or lineage.deleted:
+            continue
+        time = as_utc(appearance.time)
+        assert time is not None
+        output_id = batch.dataset_ids[appearance.key]
+        if _known(batch, output_id, lineage, time):
+            continue  # the same facet object, already stored for this output and this hour
+        for output_name, output_field in lineage.fields.items():
+            output = (output_id, output_name)
+            for input_field in output_field["inputFields"]:
+                source = (
+                    batch.dataset_ids[(input_field["namespace"], input_field["name"])],
+                    input_field["field"],
+                )
+                for t in _transformations(
+                    input_field,
+                    output_field.get("transformationType"),
+                    output_field.get("transformationDescription"),
+                ):
+                    add(field_edges, (output, source, t[0], t[1]), time, t)
+        for input_field in lineage.dataset or []:
+            source = (
+                batch.dataset_ids[(input_field["namespace"], input_field["name"])],
+                input_field["field"],
+            )
+            for t in _transformations(input_field, None, None):
+                add(dataset_edges, (output_id, source, t[0], t[1]), time, t)
+    return field_edges, dataset_edges
+
+
+def _input_names(lineage: Any) -> tuple[tuple[str, str], ...]:
+    names = {(f["namespace"], f["name"]) for o in lineage.fields.values() for f in o["inputFields"]}
+    names.update((f["namespace"], f["name"]) for f in lineage.dataset or [])
+    return tuple(sorted(names))
+
+
+def _known(batch: Batch, output_id: int, lineage: Any, time: datetime) -> bool:
+    """Whether every edge of this facet object is stored for this output over this time. If
+    not, its edges are written, and the write teaches the cache so."""
+    key = (output_id, id(lineage))
+    seen = batch.cache.lineages.get(key)
+    if seen is not None and seen.lineage is not lineage:
+        seen = None  # another object, since freed, had this id
+    names = seen.names if seen is not None else _input_names(lineage)
+    input_ids = tuple(batch.dataset_ids[name] for name in names)
+    if seen is not None and seen.covers(input_ids, time):
+        return True
+    written = LineageSeen(lineage, names, input_ids, time, time)
+    pending = batch.learned.lineages.get(key)
+    batch.learned.lineages[key] = written if pending is None else pending.widened(written)
+    return False
+
+
+def prepare_edges(connection: Connection, batch: Batch) -> EdgeRows:
+    """The events' column-lineage edges the store may not hold as they are, merged, with the
+    fields they name created if missing."""
+    field_edges, dataset_edges = _collect(batch)
+    if not field_edges and not dataset_edges:
+        return EdgeRows()
+    needed: set[FieldKey] = set()
+    for out_field, in_field, _, _ in field_edges:
+        needed.update((out_field, in_field))
+    needed.update(in_field for _, in_field, _, _ in dataset_edges)
+    field_ids = ensure_fields(connection, batch, needed)
+
+    known, learned = batch.cache.edges, batch.learned.edges
+    rows = EdgeRows()
+    for tag, found, target, output_column in (
+        ("f", field_edges, rows.fields, "output_field_id"),
+        ("d", dataset_edges, rows.datasets, "output_dataset_id"),
+    ):
+        for (output, in_field, kind, subtype), edge in found.items():
+            output_id = field_ids[output] if tag == "f" else output
+            key: EdgeKey = (tag, output_id, field_ids[in_field], kind, subtype)
+            seen = known.get(key)
+            if seen is not None and seen.covers(
+                edge.first_seen, edge.last_seen, edge.description, edge.masking
+            ):
+                continue
+            learned[key] = EdgeSeen(edge.first_seen, edge.last_seen, edge.description, edge.masking)
+            target.append(
+                {
+                    output_column: output_id,
+                    "input_field_id": key[2],
+                    "transformation_type": kind,
+                    "transformation_subtype": subtype,
+                    "first_seen": edge.first_seen,
+                    "last_seen": edge.last_seen,
+                    "description": edge.description,
+                    "masking": edge.masking,
+                }
+            )
+    return rows
 
 
 def write_edges(connection: Connection, rows: EdgeRows) -> None:
@@ -70,112 +207,21 @@ def write_edges(connection: Connection, rows: EdgeRows) -> None:
         )
 
 
-def prepare_edges(connection: Connection, batch: Batch) -> EdgeRows:
-    """The events' column-lineage edges, merged, with the fields they name created if missing."""
-    field_edges: dict[tuple[FieldKey, FieldKey, str, str], dict[str, Any]] = {}
-    dataset_edges: dict[tuple[int, FieldKey, str, str], dict[str, Any]] = {}
-
-    def add(
-        store: dict[Any, dict[str, Any]],
-        key: Any,
-        time: datetime,
-        description: str | None,
-        masking: bool,
-    ) -> None:
-        edge = store.get(key)
-        if edge is None:  # the common case, and ~60 per event: kept cheap
-            store[key] = {
-                "first_seen": time,
-                "last_seen": time,
-                "seen_count": 1,
-                "description": description or None,
-                "masking": masking,
-            }
-            return
-        if time < edge["first_seen"]:
-            edge["first_seen"] = time
-        if time > edge["last_seen"]:
-            edge["last_seen"] = time
-        edge["seen_count"] += 1
-        edge["description"] = description or edge["description"]
-        edge["masking"] = masking or edge["masking"]
-
-    for appearance in batch.appearances:
-        facets = appearance.dataset.facets
-        lineage = facets.column_lineage if facets is not None else None
-        if lineage is None or lineage.deleted:
-            continue
-        time = as_utc(appearance.time)
-        assert time is not None
-        output_id = batch.dataset_ids[appearance.key]
-        for output_name, output_field in lineage.fields.items():
-            for input_field in output_field["inputFields"]:
-                source = (
-                    batch.dataset_ids[(input_field["namespace"], input_field["name"])],
-                    input_field["field"],
-                )
-                for kind, subtype, description, masking in _transformations(
-                    input_field,
-                    output_field.get("transformationType"),
-                    output_field.get("transformationDescription"),
-                ):
-                    add(
-                        field_edges,
-                        ((output_id, output_name), source, kind, subtype),
-                        time,
-                        description,
-                        masking,
-                    )
-        for input_field in lineage.dataset or []:
-            source = (
-                batch.dataset_ids[(input_field["namespace"], input_field["name"])],
-                input_field["field"],
-            )
-            for kind, subtype, description, masking in _transformations(input_field, None, None):
-                add(dataset_edges, (output_id, source, kind, subtype), time, description, masking)
-    if not field_edges and not dataset_edges:
-        return EdgeRows([], [])
-
-    needed: set[FieldKey] = set()
-    for out_field, in_field, _, _ in field_edges:
-        needed.update((out_field, in_field))
-    needed.update(in_field for _, in_field, _, _ in dataset_edges)
-    field_ids = ensure_fields(connection, batch, needed)
-
-    return EdgeRows(
-        fields=[
-            {
-                "output_field_id": field_ids[out_field],
-                "input_field_id": field_ids[in_field],
-                "transformation_type": kind,
-                "transformation_subtype": subtype,
-                **edge,
-            }
-            for (out_field, in_field, kind, subtype), edge in field_edges.items()
-        ],
-        datasets=[
-            {
-                "output_dataset_id": output_id,
-                "input_field_id": field_ids[in_field],
-                "transformation_type": kind,
-                "transformation_subtype": subtype,
-                **edge,
-            }
-            for (output_id, in_field, kind, subtype), edge in dataset_edges.items()
-        ],
-    )
-
-
 def ensure_fields(
     connection: Connection, batch: Batch, needed: set[FieldKey]
 ) -> dict[FieldKey, int]:
     """Ids of the named fields, creating (untyped) the ones no schema has announced yet."""
+    known = batch.cache.field_ids
+    found = {key: known[key] for key in needed if key in known}
+    if len(found) == len(needed):
+        return found
     statement = sa.select(dataset_fields.c.dataset_id, dataset_fields.c.name, dataset_fields.c.id)
     columns = [dataset_fields.c.dataset_id, dataset_fields.c.name]
-    found = {
-        (r.dataset_id, r.name): r.id for r in select_in(connection, statement, columns, needed)
+    looked_up = {
+        (r.dataset_id, r.name): r.id
+        for r in select_in(connection, statement, columns, needed - found.keys())
     }
-    missing = sorted(needed - found.keys())
+    missing = sorted(needed - found.keys() - looked_up.keys())
     if missing:
         insert_ignore(
             connection,
@@ -185,13 +231,14 @@ def ensure_fields(
                 for ds, name in missing
             ],
         )
-        found.update(
+        looked_up.update(
             {
                 (r.dataset_id, r.name): r.id
                 for r in select_in(connection, statement, columns, missing)
             }
         )
-    return found
+    batch.learned.field_ids.update(looked_up)
+    return found | looked_up
 
 
 def _upsert(
@@ -206,10 +253,20 @@ def _upsert(
             set_={
                 "first_seen": least(connection, table.c.first_seen, excluded.first_seen),
                 "last_seen": greatest(connection, table.c.last_seen, excluded.last_seen),
-                "seen_count": table.c.seen_count + excluded.seen_count,
                 "description": sa.func.coalesce(excluded.description, table.c.description),
                 "masking": excluded.masking,
             },
+            # nothing new (times within the known span, same description and masking): the row
+            # stays as it is, no new row version
+            where=sa.or_(
+                excluded.first_seen < table.c.first_seen,
+                hour_of(connection, excluded.last_seen) > hour_of(connection, table.c.last_seen),
+                excluded.masking != table.c.masking,
+                sa.and_(
+                    excluded.description.is_not(None),
+                    excluded.description.is_distinct_from(table.c.description),
+                ),
+            ),
         )
 
     execute_many(connection, table, rows, conflict)

@@ -9,6 +9,7 @@ from typing import Any
 
 from plumbline.openlineage import DatasetEvent, JobEvent, ParsedEvent, RunEvent
 from plumbline.openlineage.model import Dataset
+from plumbline.store.write.cache import CacheUpdate, WriteCache
 
 Key = tuple[str, str]  # (namespace, name)
 
@@ -72,11 +73,14 @@ class Batch:
     new_io: set[tuple[int, int, str]] = field(default_factory=set)
     # runs whose state this write changes (written back at the end)
     touched_runs: set[int] = field(default_factory=set)
+    # what the writer knows the store holds, and what this write teaches it once committed
+    cache: WriteCache = field(default_factory=WriteCache)
+    learned: CacheUpdate = field(default_factory=CacheUpdate)
 
     @classmethod
-    def of(cls, events: list[ParsedEvent]) -> Batch:
+    def of(cls, events: list[ParsedEvent], cache: WriteCache | None = None) -> Batch:
         ordered = sorted(events, key=lambda parsed: parsed.event_time)
-        batch = cls(now=datetime.now(UTC), events=ordered)
+        batch = cls(now=datetime.now(UTC), events=ordered, cache=cache or WriteCache())
         batch.appearances = list(_appearances(ordered))
         return batch
 

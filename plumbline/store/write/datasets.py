@@ -28,7 +28,6 @@ from plumbline.store.write.upsert import (
     insert,
     insert_ignore,
     key_filters,
-    member_of,
     select_in,
 )
 
@@ -306,12 +305,9 @@ def create_datasets(connection: Connection, batch: Batch, plan: DatasetPlan) -> 
 
 def _load_state(connection: Connection, batch: Batch) -> None:
     ids = sorted(set(batch.dataset_ids.values()))
-    # facets only for the datasets the events send facets for (they can be large)
+    # facets only for the datasets the events send facets for (they can be large), and only
+    # when the writer's cache does not hold them already (by their digest)
     with_facets = {batch.dataset_ids[a.key] for a in batch.appearances if a.raw.get("facets")}
-    facets = sa.type_coerce(
-        sa.case((member_of(connection, datasets.c.id, with_facets), datasets.c.facets)),
-        datasets.c.facets.type,
-    )
     statement = (
         sa.select(
             datasets.c.id,
@@ -324,7 +320,7 @@ def _load_state(connection: Connection, batch: Batch) -> None:
             datasets.c.last_modified_at,
             datasets.c.is_hidden,
             datasets.c.stable_id,
-            facets.label("facets"),
+            datasets.c.facets_digest,
             schema_versions.c.fingerprint.label("schema_fingerprint"),
         )
         .join(namespaces, datasets.c.namespace_id == namespaces.c.id)
@@ -332,17 +328,30 @@ def _load_state(connection: Connection, batch: Batch) -> None:
         .order_by(datasets.c.id)
         .with_for_update(of=datasets)
     )
+    known = batch.cache.facets
+    unknown: set[int] = set()
     for row in select_in(connection, statement, [datasets.c.id], ids):
         state = row._asdict()
         state["key"] = (state.pop("namespace"), state.pop("name"))
-        # None: not loaded (no facets sent), so the stored ones stay as they are
-        state["facets"] = dict(row.facets or {}) if row.id in with_facets else None
+        # None: not loaded (no facets sent), so the stored ones stay as they are. The cached
+        # documents are shared: facets are replaced (merge_facets), never changed in place
+        state["facets"] = None
+        if row.id in with_facets:
+            state["facets"] = known.get(row.facets_digest) if row.facets_digest else None
+            if state["facets"] is None:
+                unknown.add(row.id)
         state["facets_changed"] = False
         state["last_modified_at"] = as_utc(state["last_modified_at"])
         # a soft-deleted dataset that events mention again comes back, as in Marquez
         state["changed"] = bool(state["is_hidden"])
         state["is_hidden"] = False
         batch.dataset_state[row.id] = state
+    if unknown:
+        statement = sa.select(datasets.c.id, datasets.c.facets, datasets.c.facets_digest)
+        for row in select_in(connection, statement, [datasets.c.id], unknown):
+            batch.dataset_state[row.id]["facets"] = facets = dict(row.facets or {})
+            if row.facets_digest:
+                batch.learned.facets[row.facets_digest] = facets
 
 
 def _flatten(fields: list[Any], prefix: str = "") -> list[tuple[str, str | None, str | None]]:
@@ -599,12 +608,15 @@ def update_datasets(connection: Connection, batch: Batch) -> None:
             if documentation.description != state["description"]:
                 state["description"] = documentation.description
                 state["changed"] = True
+    for state in batch.dataset_state.values():
+        if state["facets"] is not None and state["facets_digest"] is None:
+            state["changed"] = state["facets_changed"] = True  # stored without a digest: add it
     # the facets (often large: schema, column lineage) are only sent back when they changed
     for with_facets in (True, False):
         updates = [
             {
                 "b_id": dataset_id,
-                **({"facets": state["facets"] or None} if with_facets else {}),
+                **(_facets_columns(batch, state) if with_facets else {}),
                 "source_id": state["source_id"],
                 "description": state["description"],
                 "current_version_id": state["current_version_id"],
@@ -624,3 +636,13 @@ def update_datasets(connection: Connection, batch: Batch) -> None:
                 .values({name: sa.bindparam(name) for name in updates[0] if name != "b_id"})
             )
             connection.execute(statement, updates)
+
+
+def _facets_columns(batch: Batch, state: dict[str, Any]) -> dict[str, Any]:
+    """The facets of a dataset to write back, with their digest (which the cache learns)."""
+    facets = state["facets"] or None
+    if facets is None:
+        return {"facets": None, "facets_digest": None}
+    digest = hashlib.sha256(canonical_json(facets)).hexdigest()
+    batch.learned.facets[digest] = facets
+    return {"facets": facets, "facets_digest": digest}

@@ -10,16 +10,23 @@ from sqlalchemy.engine import Connection
 
 from plumbline.openlineage import ParsedEvent
 from plumbline.store.write import column_lineage, datasets, jobs, runs
+from plumbline.store.write.cache import CacheUpdate, WriteCache
 from plumbline.store.write.context import Batch
 from plumbline.store.write.namespaces import ensure_namespaces, ensure_sources, unhide_namespaces
 from plumbline.store.write.upsert import pipelined
 
 
-def normalize(connection: Connection, events: list[ParsedEvent]) -> None:
-    """Write what ``events`` (new, valid events) say into the lineage tables."""
+def normalize(
+    connection: Connection, events: list[ParsedEvent], cache: WriteCache | None = None
+) -> CacheUpdate:
+    """Write what ``events`` (new, valid events) say into the lineage tables.
+
+    ``cache`` is what the writer knows the store holds; the result is what this write teaches
+    it, to be learned once the transaction has committed.
+    """
     if not events:
-        return
-    batch = Batch.of(events)
+        return CacheUpdate()
+    batch = Batch.of(events, cache)
     # read-only lookups first, so that all namespaces are created in one sorted statement
     plan = datasets.plan_datasets(connection, batch, datasets.lineage_refs(batch))
     job_keys = jobs.job_keys(batch)
@@ -50,3 +57,4 @@ def normalize(connection: Connection, events: list[ParsedEvent]) -> None:
         datasets.update_datasets(connection, batch)
         jobs.update_jobs(connection, batch)
         unhide_namespaces(connection, batch)
+    return batch.learned

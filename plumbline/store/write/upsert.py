@@ -53,6 +53,15 @@ def greatest(connection: Connection, left: Any, right: Any) -> Any:
     )
 
 
+def hour_of(connection: Connection, timestamp: Any) -> Any:
+    """The hour a timestamp falls in, comparable between rows (PostgreSQL's ``date_trunc`` in UTC; on
+    SQLite, where timestamps are 'YYYY-MM-DD HH:MM:SS…' text, its first 13 characters)."""
+    if is_sqlite_connection(connection):
+        return sa.func.substr(timestamp, sa.literal_column("1"), sa.literal_column("13"))
+    # constants as SQL text, not parameters: execute_many's statements bind nothing but rows
+    return sa.func.date_trunc(sa.literal_column("'hour'"), timestamp, sa.literal_column("'UTC'"))
+
+
 @contextmanager
 def pipelined(connection: Connection) -> Iterator[None]:
     """On PostgreSQL, the statements run in this block are sent without waiting for each one's

@@ -24,6 +24,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DBAPIError
 
 from plumbline.openlineage import ParsedEvent
+from plumbline.store.write.cache import WriteCache
 from plumbline.store.write.events import store_raw_events
 from plumbline.store.write.normalize import normalize
 
@@ -67,6 +68,7 @@ class StoreWriter:
         # the writer thread's own connection, kept while it has work: no pool checkout, no
         # pre-ping round trip per transaction
         self._connection: Connection | None = None
+        self.cache = WriteCache()
 
     def write(
         self,
@@ -172,10 +174,13 @@ class StoreWriter:
                 store_raw_events(connection, request.events, request.token_name, now)
                 for request in group
             ]
-            normalize(connection, [event for events in stored for event in events])
+            learned = normalize(
+                connection, [event for events in stored for event in events], self.cache
+            )
             for request, events in zip(group, stored, strict=True):
                 if request.on_stored is not None and events:
                     request.on_stored(connection, events)
+        self.cache.learn(learned)  # only what committed
         return [
             WriteResult(stored=events, duplicates=len(request.events) - len(events))
             for request, events in zip(group, stored, strict=True)

@@ -1,0 +1,146 @@
+"""What a store writer knows the store already holds, so that repeated events skip the work.
+
+Steady-state ingestion sends the same fields, column-lineage edges and dataset facets again and
+again (every run of a job). The writer remembers them here and leaves them out of its statements.
+
+The cache is a conservative view of the store, safe with other writers on the same database:
+- it learns only from transactions that committed (:meth:`WriteCache.learn` after the commit);
+- it only holds facts that stay true: field ids (fields are never deleted), and for each edge a
+  time span the stored span contains (edge spans only widen; ``last_seen`` by the hour) and the masking flag last written;
+- dataset facets are looked up by the digest stored beside them, so a stale entry is never used.
+Dropping it (it is bounded, and per process) costs time, never correctness.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Generic, TypeVar
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+FieldKey = tuple[int, str]  # (dataset_id, field name)
+
+
+def hour(time: datetime) -> datetime:
+    """The start of the hour of ``time``: edges' ``last_seen`` moves on only hour by hour."""
+    return time.replace(minute=0, second=0, microsecond=0)
+
+
+# ('f', output_field_id, input_field_id, type, subtype) for field->field edges,
+# ('d', output_dataset_id, input_field_id, type, subtype) for field->dataset edges
+EdgeKey = tuple[str, int, int, str, str]
+
+
+@dataclass(frozen=True)
+class EdgeSeen:
+    """What the store holds at least for one edge: a span within its stored first/last seen."""
+
+    first_seen: datetime
+    last_seen: datetime
+    description: str | None
+    masking: bool
+
+    def covers(
+        self, first_seen: datetime, last_seen: datetime, description: str | None, masking: bool
+    ) -> bool:
+        """Whether writing these values would change nothing in the stored edge."""
+        return (
+            self.first_seen <= first_seen
+            and hour(last_seen) <= hour(self.last_seen)
+            and masking == self.masking
+            and (description is None or description == self.description)
+        )
+
+    def widened(self, other: EdgeSeen) -> EdgeSeen:
+        """The edge after ``other`` was written over it (the stored update's rules)."""
+        return EdgeSeen(
+            min(self.first_seen, other.first_seen),
+            max(self.last_seen, other.last_seen),
+            other.description if other.description is not None else self.description,
+            other.masking,
+        )
+
+
+@dataclass(frozen=True)
+class LineageSeen:
+    """One ``columnLineage`` facet object, written for one output: every edge it makes is stored
+    with a span (``last_seen`` by the hour) containing this one. Keyed by the object's identity, which it keeps alive."""
+
+    lineage: Any  # the facet object (events whose bytes repeat share it: see the parse cache)
+    names: tuple[tuple[str, str], ...]  # the input datasets it names
+    input_ids: tuple[int, ...]  # the datasets those names resolved to
+    first_seen: datetime
+    last_seen: datetime
+
+    def covers(self, input_ids: tuple[int, ...], time: datetime) -> bool:
+        """Whether writing the facet's edges again at ``time`` would change nothing."""
+        return (
+            self.input_ids == input_ids
+            and self.first_seen <= time
+            and hour(time) <= hour(self.last_seen)
+        )
+
+    def widened(self, other: LineageSeen) -> LineageSeen:
+        """Both spans in one, when both describe the same facet object and inputs."""
+        if other.lineage is not self.lineage or other.input_ids != self.input_ids:
+            return other
+        return LineageSeen(
+            self.lineage,
+            self.names,
+            self.input_ids,
+            min(self.first_seen, other.first_seen),
+            max(self.last_seen, other.last_seen),
+        )
+
+
+class Bounded(dict[K, V], Generic[K, V]):
+    """A dict that empties itself when it would grow past ``limit`` entries (a cheap bound)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+
+    def put(self, key: K, value: V) -> None:
+        if len(self) >= self.limit and key not in self:
+            self.clear()
+        self[key] = value
+
+
+@dataclass
+class CacheUpdate:
+    """What one write will teach the cache once its transaction has committed."""
+
+    field_ids: dict[FieldKey, int] = field(default_factory=dict)
+    edges: dict[EdgeKey, EdgeSeen] = field(default_factory=dict)
+    facets: dict[str, dict[str, Any]] = field(default_factory=dict)  # digest -> facets
+    lineages: dict[tuple[int, int], LineageSeen] = field(default_factory=dict)
+
+
+class WriteCache:
+    """One writer's memory of the store (see the module's docstring)."""
+
+    def __init__(
+        self, *, max_fields: int = 200_000, max_edges: int = 200_000, max_facets: int = 4_096
+    ) -> None:
+        self.field_ids: Bounded[FieldKey, int] = Bounded(max_fields)
+        self.edges: Bounded[EdgeKey, EdgeSeen] = Bounded(max_edges)
+        self.facets: Bounded[str, dict[str, Any]] = Bounded(max_facets)
+        # (output dataset id, id(columnLineage facet)) -> what is stored of it
+        self.lineages: Bounded[tuple[int, int], LineageSeen] = Bounded(max_facets)
+
+    def learn(self, update: CacheUpdate) -> None:
+        """Take in what a committed write stored."""
+        for key, field_id in update.field_ids.items():
+            self.field_ids.put(key, field_id)
+        for key, seen in update.edges.items():
+            known = self.edges.get(key)
+            self.edges.put(key, seen if known is None else known.widened(seen))
+        for digest, facets in update.facets.items():
+            self.facets.put(digest, facets)
+        for key, lineage in update.lineages.items():
+            known_lineage = self.lineages.get(key)
+            self.lineages.put(
+                key, lineage if known_lineage is None else known_lineage.widened(lineage)
+            )
