@@ -19,6 +19,7 @@ import threading
 from typing import Any, NamedTuple
 
 import msgspec
+import orjson
 from pydantic import BaseModel, ValidationError, create_model
 
 from plumbline.openlineage.canonical import canonical_json_of_floatless, stdlib_canonical_json
@@ -69,7 +70,7 @@ _VALUE = msgspec.json.Decoder(float_hook=_float)
 class _Piece(NamedTuple):
     model: Any  # the validated model (a list of them for an array)
     document: Any  # the decoded JSON
-    has_float: bool
+    canonical: bytes  # its canonical JSON
 
 
 class _Unusual(Exception):
@@ -97,19 +98,17 @@ def _parse(data: bytes | msgspec.Raw) -> ParsedEvent:
     raw: dict[str, Any] = {}
     head: dict[str, Any] = {}
     pieces: dict[str, Any] = {}
-    has_float = False
+    canonical_parts: dict[str, bytes] = {}  # key -> the canonical JSON of its value
     for key, value in top.items():
-        if key in _OBJECTS:
-            piece = _piece(key, _OBJECTS[key], value)
-            raw[key], pieces[key] = piece.document, piece.model
-            has_float |= piece.has_float
-        elif key in _ARRAYS:
-            raw[key], pieces[key], floats = _array(key, _ARRAYS[key], value)
-            has_float |= floats
+        if key in _OBJECTS or key in _ARRAYS:
+            if key in _OBJECTS:
+                piece = _piece(key, _OBJECTS[key], value)
+            else:
+                piece = _array(key, _ARRAYS[key], value)
+            pieces[key], raw[key], canonical_parts[key] = piece
         else:
-            decoded, floats = _decode(value)
-            raw[key] = head[key] = decoded
-            has_float |= floats
+            raw[key] = head[key] = decoded = _decode(value)
+            canonical_parts[key] = _canonical(decoded)
     if event_kind(dict.fromkeys(top) | head) != "RunEvent":
         raise _Unusual
     validated = _Head.model_validate(head)
@@ -121,7 +120,9 @@ def _parse(data: bytes | msgspec.Raw) -> ParsedEvent:
     event = RunEvent.model_construct(
         _fields_set=validated.model_fields_set | pieces.keys(), **values, **pieces
     )
-    canonical = stdlib_canonical_json(raw) if has_float else canonical_json_of_floatless(raw)
+    # json.dumps(sort_keys=True) of an object is its sorted members' canonical JSON, joined
+    members = (orjson.dumps(key) + b":" + canonical_parts[key] for key in sorted(canonical_parts))
+    canonical = b"{" + b",".join(members) + b"}"
     return ParsedEvent(
         kind="RunEvent",
         event=event,
@@ -132,30 +133,35 @@ def _parse(data: bytes | msgspec.Raw) -> ParsedEvent:
     )
 
 
-def _decode(data: bytes | msgspec.Raw) -> tuple[Any, bool]:
-    """The decoded JSON and whether it holds a float."""
+def _decode(data: bytes | msgspec.Raw) -> Any:
+    """The decoded JSON; notes in ``_floats.seen`` whether it holds a float."""
     _floats.seen = False
-    return _VALUE.decode(data), _floats.seen
+    return _VALUE.decode(data)
+
+
+def _canonical(document: Any) -> bytes:
+    """The canonical JSON of what :func:`_decode` just decoded."""
+    return (
+        stdlib_canonical_json(document) if _floats.seen else canonical_json_of_floatless(document)
+    )
 
 
 def _piece(slot: str, model: type[BaseModel], data: msgspec.Raw) -> _Piece:
     key = (slot, bytes(data))
     piece = CACHE.get(key)
     if piece is None:
-        document, has_float = _decode(key[1])
-        piece = _Piece(model.model_validate(document), document, has_float)
+        document = _decode(key[1])
+        piece = _Piece(model.model_validate(document), document, _canonical(document))
         CACHE.put(key, piece, len(key[1]) * _MEMORY_PER_BYTE)
     return piece
 
 
-def _array(
-    slot: str, model: type[BaseModel], data: msgspec.Raw
-) -> tuple[list[Any] | None, list[BaseModel] | None, bool]:
+def _array(slot: str, model: type[BaseModel], data: msgspec.Raw) -> _Piece:
     """An array of pieces: remembered whole (a job's inputs and outputs rarely change), and by
     element (they may come in other combinations)."""
     key = (slot + "[]", bytes(data))
     if key[1] == b"null":
-        return None, None, False
+        return _Piece(None, None, b"null")
     whole = CACHE.get(key)
     if whole is None:
         try:
@@ -166,8 +172,8 @@ def _array(
         whole = _Piece(
             [p.model for p in pieces],
             [p.document for p in pieces],
-            any(p.has_float for p in pieces),
+            b"[" + b",".join(p.canonical for p in pieces) + b"]",
         )
         CACHE.put(key, whole, len(key[1]))  # its elements are counted in their own entries
     # new lists: the event's own, so that the shared ones cannot be changed through it
-    return list(whole.document), list(whole.model), whole.has_float
+    return _Piece(list(whole.model), list(whole.document), whole.canonical)
