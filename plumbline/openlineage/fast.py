@@ -44,8 +44,14 @@ _Head = create_model(  # type: ignore[call-overload]
 _FIELD_KEYS = {"_fields_set", *RunEvent.model_fields} | {
     f.alias for f in RunEvent.model_fields.values() if f.alias
 }
-# validators across fields would not run on pieces validated apart: then only the slow path is exact
-_ENABLED = not (
+# the slow path alone is exact if RunEvent changes: other piece types, or validators across fields
+# (they would not run on pieces validated apart)
+_ENABLED = {n: f.annotation for n, f in RunEvent.model_fields.items() if n in _PIECES} == {
+    "run": Run,
+    "job": Job,
+    "inputs": list[InputDataset] | None,
+    "outputs": list[OutputDataset] | None,
+} and not (
     RunEvent.__pydantic_decorators__.model_validators
     or RunEvent.__pydantic_decorators__.field_validators
 )
@@ -151,7 +157,8 @@ def _piece(slot: str, model: type[BaseModel], data: msgspec.Raw) -> _Piece:
     piece = CACHE.get(key)
     if piece is None:
         document = _decode(key[1])
-        piece = _Piece(model.model_validate(document), document, _canonical(document))
+        canonical = _canonical(document)
+        piece = _Piece(model.model_validate(document), document, canonical)
         CACHE.put(key, piece, len(key[1]) * _MEMORY_PER_BYTE)
     return piece
 
