@@ -83,7 +83,6 @@ def _slow(document: Any) -> Outcome:
 def _compact(document: Any) -> bytes:
     try:
         return json.dumps(document, separators=(",", ":"), ensure_ascii=False).encode()
-    except (
-        UnicodeEncodeError
-    ):  # a lone surrogate (the event is rejected): escaped, still valid JSON
+    except UnicodeEncodeError:
+        # a lone surrogate (the event is rejected anyway): escaped, still valid JSON
         return json.dumps(document, separators=(",", ":")).encode()

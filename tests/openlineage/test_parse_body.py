@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import json
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -390,3 +391,24 @@ def test_random_events_decide_as_the_slow_path(
     document = [event, minimal_run_event()] if batch else event
     text = json.dumps(document, ensure_ascii=ascii_only, indent=indent)
     assert_same(text.encode("utf-8", "surrogatepass"))
+
+
+def test_threads_and_evictions_leave_results_exact(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a cache far too small for the events: pieces are evicted while other threads use them
+    monkeypatch.setattr(CACHE, "max_entries", 5)
+    CACHE.clear()
+    events = []
+    for i in range(40):
+        event = minimal_run_event(f"3f5e83fa-3480-44ff-99c5-{i:012d}")
+        event["outputs"][0]["name"] = f"out_{i % 7}"
+        event["outputs"][0]["facets"] = {"schema": {**FACET, "fields": [{"name": f"c{i % 3}"}]}}
+        events.append(event)
+    bodies = [_body(events[i : i + 5]) for i in range(0, len(events), 5)] * 4
+    expected = {body: slow_outcomes(body)[0] for body in bodies}
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(parse_body, bodies))
+    assert len(CACHE) <= 5
+    for body, parsed in zip(bodies, results, strict=True):
+        for got, want in zip(parsed.outcomes, expected[body], strict=True):
+            assert isinstance(got, ParsedEvent) and isinstance(want, ParsedEvent)
+            assert (got.event, got.raw, got.canonical) == (want.event, want.raw, want.canonical)
