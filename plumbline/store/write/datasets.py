@@ -29,6 +29,7 @@ from plumbline.store.write.upsert import (
     insert_ignore,
     key_filters,
     select_in,
+    update_many,
 )
 
 
@@ -630,12 +631,7 @@ def update_datasets(connection: Connection, batch: Batch) -> None:
             if state["changed"] and state["facets_changed"] == with_facets
         ]
         if updates:
-            statement = (
-                datasets.update()
-                .where(datasets.c.id == sa.bindparam("b_id"))
-                .values({name: sa.bindparam(name) for name in updates[0] if name != "b_id"})
-            )
-            connection.execute(statement, updates)
+            update_many(connection, datasets, updates)
 
 
 def _facets_columns(batch: Batch, state: dict[str, Any]) -> dict[str, Any]:

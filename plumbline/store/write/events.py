@@ -16,16 +16,25 @@ from plumbline.store.write.upsert import insert, is_sqlite_connection
 
 
 def store_raw_events(
-    connection: Connection, events: list[ParsedEvent], token_name: str | None, now: datetime
-) -> list[ParsedEvent]:
-    """Insert the events not stored before; return those (duplicates, in the request or in the
-    store, are left out)."""
+    connection: Connection,
+    requests: list[tuple[list[ParsedEvent], str | None]],
+    now: datetime,
+) -> list[list[ParsedEvent]]:
+    """Insert the events (of each request: its events and its token's name) not stored before,
+    in one statement; return, per request, those it stored (duplicates, in the request, in an
+    earlier request of the same write or in the store, are left out)."""
+    owner: dict[str, int] = {}  # digest -> the first request that sent it
     unique: dict[str, ParsedEvent] = {}
-    for parsed in events:
-        unique.setdefault(parsed.digest, parsed)
+    for index, (events, _token) in enumerate(requests):
+        for parsed in events:
+            if parsed.digest not in unique:
+                unique[parsed.digest] = parsed
+                owner[parsed.digest] = index
     if not unique:
-        return []
-    rows = [_row(parsed, token_name, now) for digest, parsed in sorted(unique.items())]
+        return [[] for _ in requests]
+    rows = [
+        _row(parsed, requests[owner[digest]][1], now) for digest, parsed in sorted(unique.items())
+    ]
     # the payload goes in as the JSON text already made for the digest (no second encoding)
     payload: Any = sa.bindparam("payload", type_=sa.Text)
     if not is_sqlite_connection(connection):
@@ -38,7 +47,11 @@ def store_raw_events(
         .returning(lineage_events.c.digest)
     )
     stored = set(connection.execute(statement, rows).scalars().all())
-    return [parsed for digest, parsed in unique.items() if digest in stored]
+    per_request: list[list[ParsedEvent]] = [[] for _ in requests]
+    for digest, parsed in unique.items():
+        if digest in stored:
+            per_request[owner[digest]].append(parsed)
+    return per_request
 
 
 def _row(parsed: ParsedEvent, token_name: str | None, now: datetime) -> dict[str, object]:

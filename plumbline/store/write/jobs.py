@@ -21,6 +21,7 @@ from plumbline.store.write.upsert import (
     insert_ignore,
     least,
     select_in,
+    update_many,
 )
 
 # the jobType facet's processingType -> Marquez's job type
@@ -235,12 +236,7 @@ def update_jobs(connection: Connection, batch: Batch) -> None:
     ]
     if not updates:
         return
-    statement = (
-        jobs.update()
-        .where(jobs.c.id == sa.bindparam("b_id"))
-        .values({name: sa.bindparam(name) for name in updates[0] if name != "b_id"})
-    )
-    connection.execute(statement, updates)
+    update_many(connection, jobs, updates)
 
 
 def write_job_edges(connection: Connection, batch: Batch) -> None:

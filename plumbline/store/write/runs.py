@@ -15,7 +15,7 @@ from plumbline.store.schema import run_io, run_states, runs
 from plumbline.store.write.context import Batch, as_utc
 from plumbline.store.write.facets import merge_facets
 from plumbline.store.write.jobs import parent_job_key
-from plumbline.store.write.upsert import insert, insert_ignore, select_in
+from plumbline.store.write.upsert import execute_many, insert, insert_ignore, select_in, update_many
 
 STATES = ("START", "RUNNING", "COMPLETE", "ABORT", "FAIL")
 # ties at the same instant: a terminal state beats a running one, a failure beats a success
@@ -149,13 +149,10 @@ def write_run_io(connection: Connection, batch: Batch) -> None:
     for key, row in rows.items():
         old = existing.get(key)
         row["facets"] = merge_facets(old.facets if old is not None else None, row["facets"]) or None
-    statement = _upsert_run_io(connection.dialect.name)
-    connection.execute(statement, [rows[key] for key in sorted(rows)])
+    execute_many(connection, run_io, [rows[key] for key in sorted(rows)], _run_io_conflict)
 
 
-@functools.cache
-def _upsert_run_io(dialect: str) -> Any:
-    statement = insert(dialect, run_io)
+def _run_io_conflict(statement: Any) -> Any:
     excluded = statement.excluded
     return statement.on_conflict_do_update(
         index_elements=["run_id", "dataset_id", "direction"],
@@ -260,12 +257,7 @@ def update_runs(connection: Connection, batch: Batch) -> None:
             }
         )
     if updates:
-        statement = (
-            runs.update()
-            .where(runs.c.id == sa.bindparam("b_id"))
-            .values({name: sa.bindparam(name) for name in updates[0] if name != "b_id"})
-        )
-        connection.execute(statement, updates)
+        update_many(connection, runs, updates)
 
 
 def summarize(states: list[tuple[str, datetime]]) -> dict[str, Any]:

@@ -185,8 +185,8 @@ def execute_many(
     rows: list[dict[str, Any]],
     conflict: Callable[[Any], Any] = _do_nothing,
 ) -> None:
-    """Insert ``rows`` (plain values: str, int, bool, None, aware datetimes; no JSON) into
-    ``table``, with ``conflict(statement)`` adding the ON CONFLICT clause.
+    """Insert ``rows`` (plain values: str, int, bool, None, aware datetimes, JSON documents)
+    into ``table``, with ``conflict(statement)`` adding the ON CONFLICT clause.
 
     For the big per-request writes (fields and edges), where SQLAlchemy's per-row parameter
     handling costs several times what the database does: on SQLite the rows go straight to the
@@ -203,10 +203,33 @@ def execute_many(
     if compiled is None:
         compiled = _COMPILED[key] = _compile(connection, table, columns, conflict)
     sql, names = compiled
+    _run_compiled(connection, sql, names, rows)
+
+
+def update_many(connection: Connection, table: sa.Table, rows: list[dict[str, Any]]) -> None:
+    """``UPDATE table SET … WHERE id = row["b_id"]`` for every row (the same columns in each;
+    values as for :func:`execute_many`, JSON documents too): one statement on PostgreSQL, the
+    driver's ``executemany`` on SQLite."""
+    if not rows:
+        return
+    columns = tuple(rows[0])
+    key = (connection.dialect.name, table.name, columns, "update")
+    compiled = _COMPILED.get(key)
+    if compiled is None:
+        compiled = _COMPILED[key] = _compile_update(connection, table, columns)
+    sql, names = compiled
+    _run_compiled(connection, sql, names, rows)
+
+
+def _run_compiled(
+    connection: Connection, sql: str, names: tuple[str, ...], rows: list[dict[str, Any]]
+) -> None:
     if is_sqlite_connection(connection):
         converted: dict[Any, Any] = {}  # rows share few distinct times: convert each once
 
         def value(item: Any) -> Any:
+            if isinstance(item, dict | list):
+                return orjson.dumps(item).decode()  # JSON text, as SQLAlchemy's JSON type keeps it
             if not isinstance(item, datetime | bool):
                 return item
             if item not in converted:
@@ -218,6 +241,33 @@ def execute_many(
     # the rows travel as one JSON text parameter, expanded by json_to_recordset: orjson (which
     # writes aware datetimes as ISO 8601 itself) makes it far cheaper than per-element adaptation
     connection.exec_driver_sql(sql, {"rows": orjson.dumps(rows).decode()})
+
+
+def _compile_update(
+    connection: Connection, table: sa.Table, columns: tuple[str, ...]
+) -> tuple[str, tuple[str, ...]]:
+    values = [name for name in columns if name != "b_id"]
+    if is_sqlite_connection(connection):
+        statement = (
+            table.update()
+            .where(table.c.id == sa.bindparam("b_id"))
+            .values({name: sa.bindparam(name) for name in values})
+        )
+        compiled = statement.compile(dialect=connection.dialect)
+        assert compiled.positiontup is not None
+        return compiled.string, tuple(compiled.positiontup)
+    dialect = connection.dialect
+    record = ", ".join(
+        [f'"b_id" {table.c.id.type.compile(dialect=dialect)}']
+        + [f'"{name}" {table.c[name].type.compile(dialect=dialect)}' for name in values]
+    )
+    assignments = ", ".join(f'"{name}" = r."{name}"' for name in values)
+    sql = (
+        f"UPDATE {table.name} SET {assignments} "  # noqa: S608 (names from the schema, not input)
+        f"FROM json_to_recordset(CAST(%(rows)s AS json)) AS r({record}) "
+        f"WHERE {table.name}.id = r.b_id"
+    )
+    return sql, ("rows",)
 
 
 def _compile(
