@@ -324,6 +324,13 @@ def test_bodies_only_json_reads_take_the_slow_path() -> None:
 # --- differential: random changes to valid events, sent in random spellings -------------------
 
 _TEXT = st.text(max_size=8)  # lone surrogates included
+_KEYS = st.one_of(_TEXT, st.sampled_from(["_producer", "_schemaURL", "name"]))
+
+
+def _containers(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.one_of(st.lists(children, max_size=3), st.dictionaries(_KEYS, children, max_size=3))
+
+
 _VALUES = st.recursive(
     st.one_of(
         st.none(),
@@ -333,14 +340,7 @@ _VALUES = st.recursive(
         _TEXT,
         st.sampled_from(["2024-05-01T10:00:00Z", "3f5e83fa-3480-44ff-99c5-ff943904e5e8", "START"]),
     ),
-    lambda children: st.one_of(
-        st.lists(children, max_size=3),
-        st.dictionaries(
-            st.one_of(_TEXT, st.sampled_from(["_producer", "_schemaURL", "name"])),
-            children,
-            max_size=3,
-        ),
-    ),
+    _containers,
     max_leaves=8,
 )
 _PATHS = [
