@@ -52,16 +52,17 @@ def parse_body(body: bytes) -> ParsedBody:
         return _parse_decoded(body)
     split_batch(elements)  # the same error as before for an empty batch
     sent = [bytes(element) for element in elements]
-    outcomes = []
+    outcomes: list[Outcome] = []
     for data in sent:
         parsed = fast_parse_event(data)
-        if parsed is None:
-            try:
-                document = decode_json(data)
-            except MalformedBodyError:  # bytes the splitter took and json does not (bad UTF-8)
-                return _parse_decoded(body)  # raises the error for the whole body, as before
-            parsed = _slow(document)
-        outcomes.append(parsed)
+        if parsed is not None:
+            outcomes.append(parsed)
+            continue
+        try:
+            document = decode_json(data)
+        except MalformedBodyError:  # bytes the splitter took and json does not (bad UTF-8)
+            return _parse_decoded(body)  # raises the error for the whole body, as before
+        outcomes.append(_slow(document))
     return ParsedBody(outcomes, sent, True)
 
 
