@@ -79,6 +79,9 @@ datasets = sa.Table(
     sa.Column("facets", Json, nullable=True),
     # sha256 of ``facets`` as stored (NULL: not known), so writers can skip reading them back
     sa.Column("facets_digest", sa.String(64), nullable=True),
+    # {facet name: event time} of each facet kept, so that late older events change nothing (a
+    # name without facet: deleted then); NULL or a missing name: older than any event
+    sa.Column("facet_times", Json, nullable=True),
     sa.Column("current_version_id", BigId, nullable=True),
     sa.Column("current_schema_version_id", BigId, nullable=True),
     # set by catalog enrichment: the catalog's stable identity (e.g. an Iceberg table UUID)
@@ -161,6 +164,7 @@ jobs = sa.Table(
     sa.Column("location", sa.Text, nullable=True),
     # the latest value of every job facet seen, merged by facet name
     sa.Column("facets", Json, nullable=True),
+    sa.Column("facet_times", Json, nullable=True),  # as datasets.facet_times
     sa.Column("parent_job_id", BigId, nullable=True),
     sa.Column("current_version_id", BigId, nullable=True),
     sa.Column("latest_run_uuid", Uuid, nullable=True),
@@ -208,6 +212,9 @@ runs = sa.Table(
     # run facets merged by facet name; job facets as seen by this run
     sa.Column("facets", Json, nullable=True),
     sa.Column("job_facets", Json, nullable=True),
+    # their event times by facet name, as datasets.facet_times
+    sa.Column("facet_times", Json, nullable=True),
+    sa.Column("job_facet_times", Json, nullable=True),
     sa.Column("created_at", Timestamp, nullable=False),
     sa.Column("updated_at", Timestamp, nullable=False),
     sa.Index(None, "job_id", "created_at"),

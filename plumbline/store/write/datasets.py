@@ -21,7 +21,7 @@ from plumbline.store.schema import (
     schema_versions,
 )
 from plumbline.store.write.context import Appearance, Batch, Key, as_utc, derived_uuid
-from plumbline.store.write.facets import merge_facets
+from plumbline.store.write.facets import merge_facets, merge_facets_at, time_key
 from plumbline.store.write.namespaces import source_of
 from plumbline.store.write.upsert import (
     execute_many,
@@ -307,7 +307,8 @@ def create_datasets(connection: Connection, batch: Batch, plan: DatasetPlan) -> 
 def _load_state(connection: Connection, batch: Batch) -> None:
     ids = sorted(set(batch.dataset_ids.values()))
     # facets only for the datasets the events send facets for (they can be large), and only
-    # when the writer's cache does not hold them already (by their digest)
+    # when the writer's cache does not hold them already (by their digest); their times (small,
+    # and not covered by the digest) always, from the row
     with_facets = {batch.dataset_ids[a.key] for a in batch.appearances if a.raw.get("facets")}
     statement = (
         sa.select(
@@ -322,6 +323,7 @@ def _load_state(connection: Connection, batch: Batch) -> None:
             datasets.c.is_hidden,
             datasets.c.stable_id,
             datasets.c.facets_digest,
+            datasets.c.facet_times,
             schema_versions.c.fingerprint.label("schema_fingerprint"),
         )
         .join(namespaces, datasets.c.namespace_id == namespaces.c.id)
@@ -341,6 +343,7 @@ def _load_state(connection: Connection, batch: Batch) -> None:
             state["facets"] = known.get(row.facets_digest) if row.facets_digest else None
             if state["facets"] is None:
                 unknown.add(row.id)
+        state["facet_times"] = dict(row.facet_times or {})
         state["facets_changed"] = False
         state["last_modified_at"] = as_utc(state["last_modified_at"])
         # a soft-deleted dataset that events mention again comes back, as in Marquez
@@ -588,15 +591,24 @@ def update_datasets(connection: Connection, batch: Batch) -> None:
         dataset_id = batch.dataset_ids[appearance.key]
         state = batch.dataset_state[dataset_id]
         sent = appearance.raw.get("facets")
-        if sent:
-            merged = merge_facets(state["facets"], sent)
-            if merged != state["facets"]:
-                state["facets"] = merged
-                state["changed"] = state["facets_changed"] = True
-        source_id = (
-            batch.source_ids.get(source_of(appearance)[0]) if _data_source(appearance) else None
+        if not sent:
+            continue
+        # facets from an event older than those kept change nothing, nor do the columns they give
+        merged, times, taken = merge_facets_at(
+            state["facets"], state["facet_times"], sent, time_key(appearance.time)
         )
-        identity = stable_id(appearance.raw)
+        if times != state["facet_times"]:
+            state["facet_times"] = times
+            state["changed"] = True
+        if merged != state["facets"]:
+            state["facets"] = merged
+            state["changed"] = state["facets_changed"] = True
+        source_id = (
+            batch.source_ids.get(source_of(appearance)[0])
+            if "dataSource" in taken and _data_source(appearance)
+            else None
+        )
+        identity = stable_id(appearance.raw) if IDENTITY_FACET in taken else None
         if identity is not None and identity != state["stable_id"]:
             state["stable_id"] = identity
             state["changed"] = True
@@ -605,7 +617,7 @@ def update_datasets(connection: Connection, batch: Batch) -> None:
             state["changed"] = True
         facets = appearance.dataset.facets
         documentation = facets.documentation if facets is not None else None
-        if documentation is not None and not documentation.deleted:
+        if documentation is not None and not documentation.deleted and "documentation" in taken:
             if documentation.description != state["description"]:
                 state["description"] = documentation.description
                 state["changed"] = True
@@ -618,6 +630,7 @@ def update_datasets(connection: Connection, batch: Batch) -> None:
             {
                 "b_id": dataset_id,
                 **(_facets_columns(batch, state) if with_facets else {}),
+                "facet_times": state["facet_times"] or None,  # small: in both updates
                 "source_id": state["source_id"],
                 "description": state["description"],
                 "current_version_id": state["current_version_id"],

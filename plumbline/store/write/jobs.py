@@ -13,7 +13,7 @@ from sqlalchemy.engine import Connection
 from plumbline.openlineage import TERMINAL_STATES, JobEvent, ParsedEvent, RunEvent, canonical_json
 from plumbline.store.schema import job_dataset_edges, job_versions, jobs, namespaces
 from plumbline.store.write.context import Batch, Key, as_utc, derived_uuid
-from plumbline.store.write.facets import merge_facets
+from plumbline.store.write.facets import merge_facets_at, time_key
 from plumbline.store.write.upsert import (
     execute_many,
     greatest,
@@ -56,6 +56,7 @@ _LOCK_JOBS = (
         jobs.c.description,
         jobs.c.location,
         jobs.c.facets,
+        jobs.c.facet_times,
         jobs.c.parent_job_id,
         jobs.c.current_version_id,
         jobs.c.latest_run_uuid,
@@ -72,6 +73,7 @@ def _lock_jobs(connection: Connection, batch: Batch, keys: set[Key]) -> None:
         state = row._asdict()
         key = (state.pop("ns"), state.pop("name"))
         state["facets"] = dict(state["facets"] or {})
+        state["facet_times"] = dict(state["facet_times"] or {})
         # a soft-deleted job that events mention again comes back, as in Marquez
         state["changed"] = bool(state["is_hidden"])
         state["is_hidden"] = False
@@ -114,17 +116,24 @@ def apply_job_facets(batch: Batch) -> None:
         assert isinstance(event, RunEvent | JobEvent)
         state = batch.job_state[batch.job_ids[key]]
         before = dict(state)
-        state["facets"] = merge_facets(state["facets"], parsed.raw["job"].get("facets"))
+        # facets from an event older than those kept change nothing, nor do the columns they give
+        state["facets"], state["facet_times"], taken = merge_facets_at(
+            state["facets"],
+            state["facet_times"],
+            parsed.raw["job"].get("facets"),
+            time_key(parsed.event_time),
+        )
         facets = event.job.facets
         if facets is not None:
-            if facets.source_code_location is not None and not facets.source_code_location.deleted:
-                state["location"] = facets.source_code_location.url
-            if facets.documentation is not None and not facets.documentation.deleted:
-                state["description"] = facets.documentation.description
-            if facets.job_type is not None and facets.job_type.processing_type:
-                state["type"] = _JOB_TYPES.get(
-                    facets.job_type.processing_type.upper(), state["type"]
-                )
+            location = facets.source_code_location
+            if location is not None and not location.deleted and "sourceCodeLocation" in taken:
+                state["location"] = location.url
+            documentation = facets.documentation
+            if documentation is not None and not documentation.deleted and "documentation" in taken:
+                state["description"] = documentation.description
+            job_type = facets.job_type
+            if job_type is not None and job_type.processing_type and "jobType" in taken:
+                state["type"] = _JOB_TYPES.get(job_type.processing_type.upper(), state["type"])
         parent = parent_job_key(parsed)
         if parent is not None and parent != key:
             state["parent_job_id"] = batch.job_ids[parent]
@@ -225,6 +234,7 @@ def update_jobs(connection: Connection, batch: Batch) -> None:
             "description": state["description"],
             "location": state["location"],
             "facets": state["facets"] or None,
+            "facet_times": state["facet_times"] or None,
             "parent_job_id": state["parent_job_id"],
             "current_version_id": state["current_version_id"],
             "latest_run_uuid": state["latest_run_uuid"],

@@ -13,7 +13,7 @@ from plumbline.openlineage import TERMINAL_STATES, RunEvent
 from plumbline.openlineage.types import parse_datetime
 from plumbline.store.schema import run_io, run_states, runs
 from plumbline.store.write.context import Batch, as_utc
-from plumbline.store.write.facets import merge_facets
+from plumbline.store.write.facets import merge_facets, merge_facets_at, time_key
 from plumbline.store.write.jobs import parent_job_key
 from plumbline.store.write.upsert import execute_many, insert, insert_ignore, select_in, update_many
 
@@ -23,6 +23,7 @@ _RANK = {"START": 0, "RUNNING": 1, "COMPLETE": 2, "ABORT": 3, "FAIL": 4}
 
 
 # a run's state as the write path keeps it (with its id and uuid): plain columns, then facets
+# (each with its facets' event times, see plumbline.store.write.facets)
 _PLAIN = (
     "job_version_id",
     "parent_run_uuid",
@@ -35,7 +36,8 @@ _PLAIN = (
     "error_stack",
     "error_language",
 )
-_STATE = (*_PLAIN, "facets", "job_facets")
+_FACETS = ("facets", "facet_times", "job_facets", "job_facet_times")
+_STATE = (*_PLAIN, *_FACETS)
 
 
 @functools.cache
@@ -78,7 +80,7 @@ def resolve_runs(connection: Connection, batch: Batch) -> None:
     for row in created:
         batch.run_ids[row.uuid] = row.id
         batch.run_state[row.id] = {"id": row.id, "uuid": row.uuid} | dict.fromkeys(_STATE)
-        batch.run_state[row.id].update(facets={}, job_facets={})
+        batch.run_state[row.id].update({column: {} for column in _FACETS})
     existing = wanted.keys() - {row.uuid for row in created}
     if not existing:
         return
@@ -89,8 +91,8 @@ def resolve_runs(connection: Connection, batch: Batch) -> None:
     )
     for row in select_in(connection, statement, [runs.c.uuid], existing):
         state = row._asdict()
-        state["facets"] = dict(state["facets"] or {})
-        state["job_facets"] = dict(state["job_facets"] or {})
+        for column in _FACETS:
+            state[column] = dict(state[column] or {})
         for column in ("nominal_start_time", "nominal_end_time", "started_at", "ended_at"):
             state[column] = as_utc(state[column])
         batch.run_ids[row.uuid] = row.id
@@ -215,19 +217,25 @@ def write_run_states(connection: Connection, batch: Batch, job_versions: dict[st
         event = parsed.event
         assert isinstance(event, RunEvent)
         state = batch.run_state[batch.run_ids[parsed.run_id or ""]]
-        state["job_facets"] = merge_facets(state["job_facets"], parsed.raw["job"].get("facets"))
-        state["facets"] = merge_facets(state["facets"], parsed.raw["run"].get("facets"))
+        # facets from an event older than those kept change nothing, nor do the columns they give
+        time = time_key(parsed.event_time)
+        state["job_facets"], state["job_facet_times"], _ = merge_facets_at(
+            state["job_facets"], state["job_facet_times"], parsed.raw["job"].get("facets"), time
+        )
+        state["facets"], state["facet_times"], taken = merge_facets_at(
+            state["facets"], state["facet_times"], parsed.raw["run"].get("facets"), time
+        )
         facets = event.run.facets
         if facets is None:
             continue
-        if facets.parent is not None:
+        if facets.parent is not None and "parent" in taken:
             state["parent_run_uuid"] = facets.parent.run.run_id.lower()
-        if facets.nominal_time is not None:
+        if facets.nominal_time is not None and "nominalTime" in taken:
             nominal = facets.nominal_time
             state["nominal_start_time"] = as_utc(parse_datetime(nominal.nominal_start_time))
             if nominal.nominal_end_time is not None:
                 state["nominal_end_time"] = as_utc(parse_datetime(nominal.nominal_end_time))
-        if facets.error_message is not None:
+        if facets.error_message is not None and "errorMessage" in taken:
             state["error_message"] = facets.error_message.message
             state["error_stack"] = facets.error_message.stack_trace
             state["error_language"] = facets.error_message.programming_language
@@ -251,8 +259,7 @@ def update_runs(connection: Connection, batch: Batch) -> None:
             {
                 "b_id": run_id,
                 **{column: state[column] for column in _PLAIN},
-                "facets": state["facets"] or None,
-                "job_facets": state["job_facets"] or None,
+                **{column: state[column] or None for column in _FACETS},
                 "updated_at": batch.now,
             }
         )
