@@ -5,14 +5,14 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+import orjson
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql
 from sqlalchemy.engine import Connection
 
 from plumbline.openlineage import ParsedEvent, RunEvent
 from plumbline.store.schema import lineage_events
 from plumbline.store.write.context import as_utc
-from plumbline.store.write.upsert import insert, is_sqlite_connection
+from plumbline.store.write.upsert import execute_many, insert, is_sqlite_connection
 
 
 def store_raw_events(
@@ -35,23 +35,41 @@ def store_raw_events(
     rows = [
         _row(parsed, requests[owner[digest]][1], now) for digest, parsed in sorted(unique.items())
     ]
-    # the payload goes in as the JSON text already made for the digest (no second encoding)
-    payload: Any = sa.bindparam("payload", type_=sa.Text)
-    if not is_sqlite_connection(connection):
-        payload = sa.cast(payload, postgresql.JSONB)
-    values: dict[str, Any] = {name: sa.bindparam(name) for name in rows[0] if name != "payload"}
-    statement = (
-        insert(connection, lineage_events)
-        .values({**values, "payload": payload})
-        .on_conflict_do_nothing(index_elements=["digest"])
-        .returning(lineage_events.c.digest)
-    )
-    stored = set(connection.execute(statement, rows).scalars().all())
+    stored = _insert(connection, rows)
     per_request: list[list[ParsedEvent]] = [[] for _ in requests]
     for digest, parsed in unique.items():
         if digest in stored:
             per_request[owner[digest]].append(parsed)
     return per_request
+
+
+def _insert(connection: Connection, rows: list[dict[str, Any]]) -> set[str]:
+    """Insert the rows, skipping known digests; the digests inserted."""
+    if not is_sqlite_connection(connection):
+        # one statement whatever the number of rows; the payload, JSON already, is embedded in
+        # the rows' JSON as it is (not as a string to parse twice)
+        for row in rows:
+            row["payload"] = orjson.Fragment(row["payload"])
+        result = execute_many(connection, lineage_events, rows, _returning_digests)
+        assert result is not None
+        return set(result.scalars().all())
+    for row in rows:
+        row["payload"] = row["payload"].decode()
+    values: dict[str, Any] = {name: sa.bindparam(name) for name in rows[0]}
+    values["payload"] = sa.bindparam("payload", type_=sa.Text)  # JSON text as it is, not encoded
+    statement = (
+        insert(connection, lineage_events)
+        .values(values)
+        .on_conflict_do_nothing(index_elements=["digest"])
+        .returning(lineage_events.c.digest)
+    )
+    return set(connection.execute(statement, rows).scalars().all())
+
+
+def _returning_digests(statement: Any) -> Any:
+    return statement.on_conflict_do_nothing(index_elements=["digest"]).returning(
+        lineage_events.c.digest
+    )
 
 
 def _row(parsed: ParsedEvent, token_name: str | None, now: datetime) -> dict[str, object]:
@@ -66,7 +84,7 @@ def _row(parsed: ParsedEvent, token_name: str | None, now: datetime) -> dict[str
         "job_name": job.name if job is not None else None,
         "producer": event.producer,
         "digest": parsed.digest,
-        "payload": parsed.canonical.decode(),
+        "payload": parsed.canonical,  # the JSON text made for the digest: no second encoding
         "token_name": token_name,
         "received_at": now,
     }

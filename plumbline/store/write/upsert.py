@@ -184,9 +184,10 @@ def execute_many(
     table: sa.Table,
     rows: list[dict[str, Any]],
     conflict: Callable[[Any], Any] = _do_nothing,
-) -> None:
+) -> sa.CursorResult[Any] | None:
     """Insert ``rows`` (plain values: str, int, bool, None, aware datetimes, JSON documents)
-    into ``table``, with ``conflict(statement)`` adding the ON CONFLICT clause.
+    into ``table``, with ``conflict(statement)`` adding the ON CONFLICT clause (and, on
+    PostgreSQL only, a RETURNING clause, whose result is returned).
 
     For the big per-request writes (fields and edges), where SQLAlchemy's per-row parameter
     handling costs several times what the database does: on SQLite the rows go straight to the
@@ -196,14 +197,14 @@ def execute_many(
     columns and ``conflict`` function, so ``conflict`` must depend on nothing else (no values).
     """
     if not rows:
-        return
+        return None
     columns = tuple(rows[0])
     key = (connection.dialect.name, table.name, columns, getattr(conflict, "__code__", conflict))
     compiled = _COMPILED.get(key)
     if compiled is None:
         compiled = _COMPILED[key] = _compile(connection, table, columns, conflict)
     sql, names = compiled
-    _run_compiled(connection, sql, names, rows)
+    return _run_compiled(connection, sql, names, rows)
 
 
 def update_many(connection: Connection, table: sa.Table, rows: list[dict[str, Any]]) -> None:
@@ -223,7 +224,7 @@ def update_many(connection: Connection, table: sa.Table, rows: list[dict[str, An
 
 def _run_compiled(
     connection: Connection, sql: str, names: tuple[str, ...], rows: list[dict[str, Any]]
-) -> None:
+) -> sa.CursorResult[Any] | None:
     if is_sqlite_connection(connection):
         converted: dict[Any, Any] = {}  # rows share few distinct times: convert each once
 
@@ -237,10 +238,10 @@ def _run_compiled(
             return converted[item]
 
         connection.exec_driver_sql(sql, [tuple(value(row[name]) for name in names) for row in rows])
-        return
+        return None
     # the rows travel as one JSON text parameter, expanded by json_to_recordset: orjson (which
     # writes aware datetimes as ISO 8601 itself) makes it far cheaper than per-element adaptation
-    connection.exec_driver_sql(sql, {"rows": orjson.dumps(rows).decode()})
+    return connection.exec_driver_sql(sql, {"rows": orjson.dumps(rows).decode()})
 
 
 def _compile_update(
@@ -264,7 +265,7 @@ def _compile_update(
     assignments = ", ".join(f'"{name}" = r."{name}"' for name in values)
     sql = (
         f"UPDATE {table.name} SET {assignments} "  # noqa: S608 (names from the schema, not input)
-        f"FROM json_to_recordset(CAST(%(rows)s AS json)) AS r({record}) "
+        f"FROM jsonb_to_recordset(CAST(%(rows)s AS jsonb)) AS r({record}) "
         f"WHERE {table.name}.id = r.b_id"
     )
     return sql, ("rows",)
@@ -284,7 +285,7 @@ def _compile(
     record = ", ".join(
         f'"{name}" {table.c[name].type.compile(dialect=connection.dialect)}' for name in columns
     )
-    source = sa.text(f"json_to_recordset(CAST(:rows AS json)) AS r({record})")
+    source = sa.text(f"jsonb_to_recordset(CAST(:rows AS jsonb)) AS r({record})")
     from_json = postgresql.insert(table).from_select(
         columns, sa.select(*[sa.column(name) for name in columns]).select_from(source)
     )
