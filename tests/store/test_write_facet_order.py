@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
-from store_summary import dataset, facet, ingest, run_event
+from store_summary import counts, dataset, facet, ingest, run_event, summary
 
 from plumbline.openlineage import parse_event
 from plumbline.store.engine import create_store_engine
@@ -311,3 +311,40 @@ def test_same_facets_again_with_an_older_event_write_nothing(engine: Engine) -> 
         sa.event.remove(engine, "before_cursor_execute", record)
     assert not [s for s in statements if s.lstrip().upper().startswith("UPDATE DATASETS")]
     assert _dataset(engine, "in")["facet_times"] == {CUSTOM: "2024-01-01T00:00:02.000000Z"}
+
+
+def test_an_older_schema_arriving_late_is_history_not_the_current_schema(engine: Engine) -> None:
+    def schema(*names: str) -> dict[str, Any]:
+        return {"schema": facet(fields=[{"name": n, "type": "int"} for n in names])}
+
+    ingest(engine, [_event(NEWER, dataset_facets=schema("a", "b"))])
+    ingest(engine, [_event(OLDER, run=RUN.format(2), dataset_facets=schema("a"))])
+    [state] = summary(engine)["datasets"]
+    assert state["current_schema_fields"] == 2
+    assert [field[0] for field in state["fields"]] == ["a", "b"]
+    assert len(_dataset(engine)["facets"]["schema"]["fields"]) == 2
+    # the older run's version keeps the schema it wrote
+    assert sorted(version[3] for version in state["versions"]) == [1, 2]
+
+
+def test_migration_0004_leaves_existing_facets_with_unknown_times(engine: Engine) -> None:
+    from alembic import command
+
+    from plumbline.store.migrate import _alembic_config, upgrade
+
+    newer = {CUSTOM: facet(owner=NEWER)}
+    ingest(engine, [_event(NEWER, dataset_facets=newer, job_facets=newer, run_facets=newer)])
+    before = counts(engine)
+    command.downgrade(_alembic_config(engine), "0003")  # the store as it was before times
+    assert "facet_times" not in {c["name"] for c in sa.inspect(engine).get_columns("datasets")}
+    upgrade(engine)
+    assert counts(engine) == before  # no table rebuilt: nothing cascaded away on SQLite
+    assert _dataset(engine)["facets"] == newer  # kept through the migration, time unknown
+    assert _dataset(engine)["facet_times"] is None
+    assert _run(engine)["job_facet_times"] is None
+    older = {CUSTOM: facet(owner=OLDER)}
+    # a new writer: the one of ``ingest`` may hold the facets of before in its cache
+    StoreWriter(engine).write(
+        [parse_event(_event(OLDER, dataset_facets=older, job_facets=older, run_facets=older))]
+    )
+    assert _owner(engine) == _owner(engine, "jobs") == _owner(engine, "runs") == OLDER

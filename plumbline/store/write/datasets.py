@@ -383,7 +383,10 @@ def write_schemas(connection: Connection, batch: Batch) -> None:
         key = (dataset_id, _fingerprint(raw_fields))
         versions[key] = raw_fields
         carried[index] = key
-        latest[dataset_id] = (appearance, key[1])
+        # the current schema is the one of the schema facet kept: an older event's is history
+        kept_at = batch.dataset_state[dataset_id]["facet_times"].get("schema")
+        if kept_at is None or time_key(appearance.time) >= kept_at:
+            latest[dataset_id] = (appearance, key[1])
     if not versions:
         return
     # the usual case, a dataset's current schema sent again, needs no statement at all

@@ -30,15 +30,18 @@ def _json() -> sa.types.TypeEngine:
     return sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), "postgresql")
 
 
+# plain ALTER TABLE on both backends (SQLite >= 3.35 drops columns itself): a batch "move and
+# copy" of these tables on SQLite, whose foreign keys are on, would cascade-delete their
+# dependent rows when the old table is dropped
+
+
 def upgrade() -> None:
     for table, columns in COLUMNS.items():
-        with op.batch_alter_table(table) as batch:
-            for column in columns:
-                batch.add_column(sa.Column(column, _json(), nullable=True))
+        for column in columns:
+            op.add_column(table, sa.Column(column, _json(), nullable=True))
 
 
 def downgrade() -> None:
     for table, columns in COLUMNS.items():
-        with op.batch_alter_table(table) as batch:
-            for column in columns:
-                batch.drop_column(column)
+        for column in columns:
+            op.drop_column(table, column)
