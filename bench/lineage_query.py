@@ -115,7 +115,7 @@ def load(engine: sa.Engine, shape: Shape) -> None:
         for i, _ in datasets
         for f in range(shape.fields)
     ]
-    column_rows = [(o, i, "DIRECT", "IDENTITY", False, NOW, NOW, 1) for o, i in field_edges]
+    column_rows = [(o, i, "DIRECT", "IDENTITY", False, NOW, NOW) for o, i in field_edges]
     tables = [
         (
             "datasets",
@@ -132,7 +132,7 @@ def load(engine: sa.Engine, shape: Shape) -> None:
         (
             "column_lineage_edges",
             "output_field_id, input_field_id, transformation_type, transformation_subtype, "
-            "masking, first_seen, last_seen, seen_count",
+            "masking, first_seen, last_seen",
             column_rows,
         ),
     ]
