@@ -6,6 +6,7 @@ import pytest
 import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
+from store_summary import counts, ingest, load_golden
 
 from plumbline.store.engine import create_store_engine
 from plumbline.store.errors import SchemaTooNewError
@@ -86,4 +87,27 @@ def test_downgrade_to_first_revision_and_upgrade_again(db_url: str) -> None:
     assert current_revision(engine) == "0001"
     assert upgrade(engine) == head_revision()
     assert current_revision(engine) == head_revision() != "0001"
+    engine.dispose()
+
+
+def test_down_and_up_again_keeps_every_row(db_url: str) -> None:
+    """Migrations change columns in place: no table rebuild (which on SQLite would cascade-delete
+    the rows that reference a rebuilt table) loses stored lineage going down or up."""
+    from alembic import command
+
+    from plumbline.store.migrate import _alembic_config
+
+    engine = create_store_engine(db_url)
+    ingest(engine, load_golden("shop_pipeline.json"))
+    before = counts(engine)
+    assert before["column_lineage_edges"] > 0 and before["dataset_fields"] > 0
+    command.downgrade(_alembic_config(engine), "0002")
+    with engine.connect() as connection:
+        after_down = {
+            table: connection.execute(sa.text(f"SELECT count(*) FROM {table}")).scalar_one()  # noqa: S608
+            for table in before
+        }
+    assert after_down == before
+    upgrade(engine)
+    assert counts(engine) == before
     engine.dispose()

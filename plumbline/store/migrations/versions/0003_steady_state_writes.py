@@ -22,19 +22,19 @@ depends_on = None
 COUNTED_EDGE_TABLES = ("column_lineage_edges", "column_dataset_edges")
 
 
+# Columns are added and dropped in place (SQLite 3.35+ drops columns itself): a batch-mode table
+# rebuild of ``datasets`` on SQLite would cascade-delete the rows that reference it.
+
+
 def upgrade() -> None:
     for table in COUNTED_EDGE_TABLES:
-        with op.batch_alter_table(table) as batch:
-            batch.drop_column("seen_count")
-    with op.batch_alter_table("datasets") as batch:
-        batch.add_column(sa.Column("facets_digest", sa.String(64), nullable=True))
+        op.drop_column(table, "seen_count")
+    op.add_column("datasets", sa.Column("facets_digest", sa.String(64), nullable=True))
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("datasets") as batch:
-        batch.drop_column("facets_digest")
+    op.drop_column("datasets", "facets_digest")
     for table in COUNTED_EDGE_TABLES:
-        with op.batch_alter_table(table) as batch:
-            batch.add_column(
-                sa.Column("seen_count", sa.BigInteger(), server_default="1", nullable=False)
-            )
+        op.add_column(
+            table, sa.Column("seen_count", sa.BigInteger(), server_default="1", nullable=False)
+        )
