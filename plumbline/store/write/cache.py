@@ -132,15 +132,15 @@ class WriteCache:
 
     def learn(self, update: CacheUpdate) -> None:
         """Take in what a committed write stored."""
-        for key, field_id in update.field_ids.items():
-            self.field_ids.put(key, field_id)
-        for key, seen in update.edges.items():
-            known = self.edges.get(key)
-            self.edges.put(key, seen if known is None else known.widened(seen))
+        for field_key, field_id in update.field_ids.items():
+            self.field_ids.put(field_key, field_id)
+        for edge_key, seen in update.edges.items():
+            known = self.edges.get(edge_key)
+            self.edges.put(edge_key, seen if known is None else known.widened(seen))
         for digest, facets in update.facets.items():
             self.facets.put(digest, facets)
-        for key, lineage in update.lineages.items():
-            known_lineage = self.lineages.get(key)
+        for lineage_key, lineage in update.lineages.items():
+            known_lineage = self.lineages.get(lineage_key)
             self.lineages.put(
-                key, lineage if known_lineage is None else known_lineage.widened(lineage)
+                lineage_key, lineage if known_lineage is None else known_lineage.widened(lineage)
             )

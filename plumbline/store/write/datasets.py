@@ -351,8 +351,8 @@ def _load_state(connection: Connection, batch: Batch) -> None:
         state["is_hidden"] = False
         batch.dataset_state[row.id] = state
     if unknown:
-        statement = sa.select(datasets.c.id, datasets.c.facets, datasets.c.facets_digest)
-        for row in select_in(connection, statement, [datasets.c.id], unknown):
+        stored_facets = sa.select(datasets.c.id, datasets.c.facets, datasets.c.facets_digest)
+        for row in select_in(connection, stored_facets, [datasets.c.id], unknown):
             batch.dataset_state[row.id]["facets"] = facets = dict(row.facets or {})
             if row.facets_digest:
                 batch.learned.facets[row.facets_digest] = facets
