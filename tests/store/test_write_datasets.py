@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 
+import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from store_summary import column_lineage, dataset, facet, ingest, run_event, summary
@@ -352,3 +353,26 @@ def test_a_different_catalog_identity_is_a_different_dataset(engine: Engine) -> 
         ("db.b", f"lake:{second}"),
         ("db.c", None),
     ]
+
+
+@pytest.mark.parametrize("order", ["in order", "late older run"])
+def test_the_newest_run_output_is_the_current_version(engine: Engine, order: str) -> None:
+    older, newer = _run(1), _run(2)
+    events = {
+        older: run_event(older, "COMPLETE", "2024-01-01T01:00:00Z", outputs=[dataset("ns", "t")]),
+        newer: run_event(newer, "COMPLETE", "2024-01-01T02:00:00Z", outputs=[dataset("ns", "t")]),
+    }
+    arrival = [older, newer] if order == "in order" else [newer, older]
+    for run_id in arrival:
+        ingest(engine, [events[run_id]])  # one write each: the order is the arrival order
+    with engine.connect() as connection:
+        current, modified, versions = connection.execute(
+            sa.text(
+                "SELECT v.version, d.last_modified_at,"
+                " (SELECT count(*) FROM dataset_versions WHERE dataset_id = d.id)"
+                " FROM datasets d JOIN dataset_versions v ON v.id = d.current_version_id"
+                " WHERE d.name = 't'"
+            )
+        ).one()
+    assert (current, versions) == (newer, 2)  # the older run's output is history
+    assert str(modified).startswith("2024-01-01 02:00:00")

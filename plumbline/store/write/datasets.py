@@ -310,6 +310,7 @@ def _load_state(connection: Connection, batch: Batch) -> None:
     # when the writer's cache does not hold them already (by their digest); their times (small,
     # and not covered by the digest) always, from the row
     with_facets = {batch.dataset_ids[a.key] for a in batch.appearances if a.raw.get("facets")}
+    current_version = dataset_versions.alias("current_version")
     statement = (
         sa.select(
             datasets.c.id,
@@ -325,9 +326,11 @@ def _load_state(connection: Connection, batch: Batch) -> None:
             datasets.c.facets_digest,
             datasets.c.facet_times,
             schema_versions.c.fingerprint.label("schema_fingerprint"),
+            current_version.c.created_at.label("current_version_at"),
         )
         .join(namespaces, datasets.c.namespace_id == namespaces.c.id)
         .outerjoin(schema_versions, datasets.c.current_schema_version_id == schema_versions.c.id)
+        .outerjoin(current_version, datasets.c.current_version_id == current_version.c.id)
         .order_by(datasets.c.id)
         .with_for_update(of=datasets)
     )
@@ -346,6 +349,7 @@ def _load_state(connection: Connection, batch: Batch) -> None:
         state["facet_times"] = dict(row.facet_times or {})
         state["facets_changed"] = False
         state["last_modified_at"] = as_utc(state["last_modified_at"])
+        state["current_version_at"] = as_utc(state["current_version_at"])
         # a soft-deleted dataset that events mention again comes back, as in Marquez
         state["changed"] = bool(state["is_hidden"])
         state["is_hidden"] = False
@@ -529,13 +533,18 @@ def write_versions(connection: Connection, batch: Batch) -> None:
         dataset_id = batch.dataset_ids[appearance.key]
         state = batch.dataset_state[dataset_id]
         if appearance.role == "output" and index in batch.version_ids:
-            state["current_version_id"] = batch.version_ids[index]
-            state["changed"] = True
+            # the version of the newest event is current: a late, older run's output is history
+            current_at = state["current_version_at"]
+            if current_at is None or appearance.time >= current_at:
+                state["current_version_id"] = batch.version_ids[index]
+                state["current_version_at"] = as_utc(appearance.time)
+                state["changed"] = True
             event = appearance.event.event
             if isinstance(event, RunEvent) and event.event_type == "COMPLETE":
                 last = state["last_modified_at"]
                 if last is None or appearance.time > last:
                     state["last_modified_at"] = as_utc(appearance.time)
+                    state["changed"] = True
         elif index in batch.version_ids:
             # an input or static dataset with a `version` facet: the first version we know of
             if state["current_version_id"] is None:
