@@ -168,6 +168,9 @@ jobs = sa.Table(
     sa.Column("parent_job_id", BigId, nullable=True),
     sa.Column("current_version_id", BigId, nullable=True),
     sa.Column("latest_run_uuid", Uuid, nullable=True),
+    # event times of the events that made the two above (NULL: unknown, older than any)
+    sa.Column("latest_run_at", Timestamp, nullable=True),
+    sa.Column("current_version_at", Timestamp, nullable=True),
     sa.Column("is_hidden", sa.Boolean, nullable=False, server_default=sa.false()),
     sa.Column("created_at", Timestamp, nullable=False),
     sa.Column("updated_at", Timestamp, nullable=False),

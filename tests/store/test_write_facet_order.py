@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import uuid
 from typing import Any
 
 import pytest
@@ -348,3 +349,28 @@ def test_migration_0004_leaves_existing_facets_with_unknown_times(engine: Engine
         [parse_event(_event(OLDER, dataset_facets=older, job_facets=older, run_facets=older))]
     )
     assert _owner(engine) == _owner(engine, "jobs") == _owner(engine, "runs") == OLDER
+
+
+@pytest.mark.parametrize("order", ["in order", "late older run"])
+def test_a_jobs_latest_run_and_current_version_follow_event_time(
+    engine: Engine, order: str
+) -> None:
+    older_run, newer_run = str(uuid.UUID(int=11, version=4)), str(uuid.UUID(int=12, version=4))
+    older = run_event(
+        older_run, "COMPLETE", "2024-01-01T01:00:00Z", outputs=[dataset("ns", "old_output")]
+    )
+    newer = run_event(
+        newer_run, "COMPLETE", "2024-01-01T02:00:00Z", outputs=[dataset("ns", "new_output")]
+    )
+    for event in [older, newer] if order == "in order" else [newer, older]:
+        ingest(engine, [event])  # one write each
+    with engine.connect() as connection:
+        latest_run, outputs = connection.execute(
+            sa.text(
+                "SELECT j.latest_run_uuid, v.outputs FROM jobs j"
+                " JOIN job_versions v ON v.id = j.current_version_id WHERE j.name = 'job'"
+            )
+        ).one()
+    outputs = json.loads(outputs) if isinstance(outputs, str) else outputs
+    assert latest_run == newer_run
+    assert outputs == [{"namespace": "ns", "name": "new_output"}]

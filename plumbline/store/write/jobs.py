@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import uuid
+from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
@@ -60,6 +61,8 @@ _LOCK_JOBS = (
         jobs.c.parent_job_id,
         jobs.c.current_version_id,
         jobs.c.latest_run_uuid,
+        jobs.c.latest_run_at,
+        jobs.c.current_version_at,
         jobs.c.is_hidden,
     )
     .join(namespaces, jobs.c.namespace_id == namespaces.c.id)
@@ -74,6 +77,8 @@ def _lock_jobs(connection: Connection, batch: Batch, keys: set[Key]) -> None:
         key = (state.pop("ns"), state.pop("name"))
         state["facets"] = dict(state["facets"] or {})
         state["facet_times"] = dict(state["facet_times"] or {})
+        state["latest_run_at"] = as_utc(state["latest_run_at"])
+        state["current_version_at"] = as_utc(state["current_version_at"])
         # a soft-deleted job that events mention again comes back, as in Marquez
         state["changed"] = bool(state["is_hidden"])
         state["is_hidden"] = False
@@ -137,9 +142,15 @@ def apply_job_facets(batch: Batch) -> None:
         parent = parent_job_key(parsed)
         if parent is not None and parent != key:
             state["parent_job_id"] = batch.job_ids[parent]
-        if isinstance(event, RunEvent):
+        if isinstance(event, RunEvent) and _not_older(parsed, state["latest_run_at"]):
             state["latest_run_uuid"] = parsed.run_id
+            state["latest_run_at"] = as_utc(parsed.event_time)
         state["changed"] = state["changed"] or state != before
+
+
+def _not_older(parsed: ParsedEvent, known_at: datetime | None) -> bool:
+    """Whether the event is at least as new as what a job's column was last set from."""
+    return known_at is None or parsed.event_time >= known_at
 
 
 def _version_hash(location: str | None, inputs: list[Key], outputs: list[Key]) -> str:
@@ -184,7 +195,9 @@ def write_job_versions(connection: Connection, batch: Batch) -> dict[str, int]:
             row["latest_run_uuid"] = parsed.run_id
             run_versions[parsed.run_id or ""] = (job_id, version)
         state = batch.job_state[job_id]
-        state["pending_version"] = (job_id, version)
+        if _not_older(parsed, state["current_version_at"]):  # events are in event-time order
+            state["pending_version"] = (job_id, version)
+            state["current_version_at"] = as_utc(parsed.event_time)
     if not rows:
         return {}
     statement = _upsert_job_versions(connection.dialect.name)
@@ -194,9 +207,9 @@ def write_job_versions(connection: Connection, batch: Batch) -> dict[str, int]:
     }
     for state in batch.job_state.values():
         pending = state.pop("pending_version", None)
-        if pending is not None and state["current_version_id"] != ids[pending]:
+        if pending is not None:
             state["current_version_id"] = ids[pending]
-            state["changed"] = True
+            state["changed"] = True  # the version, or at least the time it is current from
     return {run_uuid: ids[key] for run_uuid, key in run_versions.items()}
 
 
@@ -238,6 +251,8 @@ def update_jobs(connection: Connection, batch: Batch) -> None:
             "parent_job_id": state["parent_job_id"],
             "current_version_id": state["current_version_id"],
             "latest_run_uuid": state["latest_run_uuid"],
+            "latest_run_at": state["latest_run_at"],
+            "current_version_at": state["current_version_at"],
             "is_hidden": False,
             "updated_at": batch.now,
         }
