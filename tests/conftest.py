@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
+from hypothesis import settings as hypothesis_settings
 from sqlalchemy.engine import Engine
 
 PG_ADMIN_URL = os.environ.get(
@@ -21,7 +22,15 @@ PG_ADMIN_URL = os.environ.get(
 )
 SPEC_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "openlineage-spec"
 JDBC_JAR = Path("/usr/share/java/postgresql.jar")  # Debian's libpostgresql-jdbc-java
-SPARK_APP_NAME = "plumblineTests"  # jobs of the capture are named plumbline_tests.<command>.<output>
+SPARK_APP_NAME = (
+    "plumblineTests"  # jobs of the capture are named plumbline_tests.<command>.<output>
+)
+
+
+# property tests draw the same examples on every run (a CI result does not depend on luck) and
+# keep no example database in the working tree
+hypothesis_settings.register_profile("plumbline", derandomize=True, database=None)
+hypothesis_settings.load_profile("plumbline")
 
 
 def _pg_admin() -> Engine:
@@ -38,7 +47,9 @@ def pg_template() -> Iterator[str]:
     admin = _pg_admin()
     with admin.connect() as connection:
         connection.execute(sa.text(f'CREATE DATABASE "{name}"'))
-    engine = create_store_engine(sa.make_url(PG_ADMIN_URL).set(database=name).render_as_string(False))
+    engine = create_store_engine(
+        sa.make_url(PG_ADMIN_URL).set(database=name).render_as_string(False)
+    )
     upgrade(engine)
     engine.dispose()
     yield name
