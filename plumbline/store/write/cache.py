@@ -122,13 +122,20 @@ class WriteCache:
     """One writer's memory of the store (see the module's docstring)."""
 
     def __init__(
-        self, *, max_fields: int = 200_000, max_edges: int = 200_000, max_facets: int = 4_096
+        self,
+        *,
+        max_fields: int = 200_000,
+        max_edges: int = 200_000,
+        # datasets' facet maps can be large (a 20-column schema and its lineage: ~100 KiB as
+        # Python objects when not shared with the parse cache): about 100 MiB at most
+        max_facets: int = 1_024,
+        max_lineages: int = 4_096,
     ) -> None:
         self.field_ids: Bounded[FieldKey, int] = Bounded(max_fields)
         self.edges: Bounded[EdgeKey, EdgeSeen] = Bounded(max_edges)
         self.facets: Bounded[str, dict[str, Any]] = Bounded(max_facets)
         # (output dataset id, id(columnLineage facet)) -> what is stored of it
-        self.lineages: Bounded[tuple[int, int], LineageSeen] = Bounded(max_facets)
+        self.lineages: Bounded[tuple[int, int], LineageSeen] = Bounded(max_lineages)
 
     def learn(self, update: CacheUpdate) -> None:
         """Take in what a committed write stored."""
