@@ -263,8 +263,11 @@ class AsyncEmitter:
 
     def _spill_from_worker(self, event: Mapping[str, Any], reason: str) -> None:
         with self._lock:
-            if event is self._in_flight and self._in_flight_spilled:
-                return  # close already spilled it
+            if event is self._in_flight:
+                if self._in_flight_spilled:
+                    return  # close already spilled it
+                # claimed under the lock, as close claims it: one of the two spills it, never both
+                self._in_flight_spilled = True
         self._spill_event(event, reason)
 
     def _spill_event(self, event: Mapping[str, Any], reason: str) -> None:

@@ -286,3 +286,21 @@ def test_context_manager_closes(server: LineageServer, tmp_path: Path) -> None:
     assert server.events == [make_event(1)]
     emitter.submit(make_event(2))  # closed: spilled, not sent
     assert emitter.stats == EmitterStats(submitted=2, sent=1, spilled=1)
+
+
+def test_close_and_worker_never_both_spill_the_in_flight_event(
+    refused_url: str, tmp_path: Path
+) -> None:
+    """Close gives up while the worker waits to retry one event and another is queued: close
+    spills the queued one while the worker, woken, spills the one it held; close then comes to
+    the in-flight event, which must not be written twice (repeated: a race on every close)."""
+    for attempt in range(20):
+        spill = tmp_path / f"s{attempt}.jsonl"
+        emitter = AsyncEmitter(_http(refused_url), spill_path=spill, retries=5, backoff=30)
+        held, queued = make_event(2 * attempt), make_event(2 * attempt + 1)
+        emitter.submit(held)
+        emitter.submit(queued)
+        assert emitter.close(timeout=0.05) is False
+        assert emitter.flush(timeout=5) is True
+        assert sorted(_spilled(spill), key=json.dumps) == sorted([held, queued], key=json.dumps)
+        assert emitter.stats.spilled == 2
