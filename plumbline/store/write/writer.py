@@ -4,9 +4,11 @@ Every write request (one HTTP request's events) is queued to the store's writer 
 takes whatever requests are waiting (up to ``MAX_GROUP_EVENTS`` events) and writes them in one
 transaction: many small requests cost about what one batch costs, and SQLite gets the single
 writer it wants. (A second thread on PostgreSQL was measured slower: concurrent writes of a
-layered graph wait on each other's dataset row locks.) Each request still gets its own result and its own ``on_stored`` call inside
-the transaction. If a group fails, its requests are retried one by one, so one bad request never
-takes others down; PostgreSQL deadlocks and serialization failures are retried.
+layered graph wait on each other's dataset row locks.) Each request still gets its own result
+and its own ``on_stored`` call inside the transaction. If a group fails, its requests are retried
+one by one, so one bad request never takes others down; PostgreSQL deadlocks and serialization
+failures are retried. The writer's cache (:mod:`plumbline.store.write.cache`) learns what each
+committed group stored.
 """
 
 from __future__ import annotations
