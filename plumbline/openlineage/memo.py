@@ -1,4 +1,5 @@
-"""A thread-safe LRU map bounded by entry count and by the total size its callers declare."""
+"""A thread-safe LRU map bounded by entry count and, optionally, by the total size its callers
+declare."""
 
 from __future__ import annotations
 
@@ -13,9 +14,9 @@ V = TypeVar("V")
 class BoundedLRU(Generic[V]):
     """Least-recently-used entries go first once ``max_entries`` or ``max_size`` is passed."""
 
-    def __init__(self, max_entries: int, max_size: int) -> None:
+    def __init__(self, max_entries: int, max_size: int | None = None) -> None:
         self.max_entries = max_entries
-        self.max_size = max_size
+        self.max_size = max_size if max_size is not None else max_entries  # entries of size 1
         self.size = 0
         self._entries: OrderedDict[Hashable, tuple[V, int]] = OrderedDict()
         self._lock = threading.Lock()
@@ -32,7 +33,7 @@ class BoundedLRU(Generic[V]):
             self._entries.move_to_end(key)
             return entry[0]
 
-    def put(self, key: Hashable, value: V, size: int) -> None:
+    def put(self, key: Hashable, value: V, size: int = 1) -> None:
         """Keep ``value`` under ``key``; ``size`` counts against ``max_size``."""
         if size > self.max_size:
             return

@@ -132,12 +132,16 @@ def bearer_token(header: str | None) -> str | None:
     return value
 
 
-def job_visibility(principal: Principal, namespace_name: sa.ColumnElement[Any]) -> sa.ColumnElement[bool]:
+def job_visibility(
+    principal: Principal, namespace_name: sa.ColumnElement[Any]
+) -> sa.ColumnElement[bool]:
     """A WHERE clause keeping only jobs the principal may read, given the job's namespace name column."""
     return visible_jobs(namespace_name, principal.namespaces)
 
 
-def dataset_visibility(principal: Principal, dataset_id: sa.ColumnElement[Any]) -> sa.ColumnElement[bool]:
+def dataset_visibility(
+    principal: Principal, dataset_id: sa.ColumnElement[Any]
+) -> sa.ColumnElement[bool]:
     """A WHERE clause keeping only datasets the principal may read, given a dataset id column.
 
     A namespace-limited token sees the datasets that jobs of its namespaces read or write, and the
@@ -146,9 +150,7 @@ def dataset_visibility(principal: Principal, dataset_id: sa.ColumnElement[Any]) 
     return visible_datasets(dataset_id, principal.namespaces)
 
 
-def check_dataset_visible(
-    principal: Principal, connection: sa.Connection, dataset_id: int
-) -> None:
+def check_dataset_visible(principal: Principal, connection: sa.Connection, dataset_id: int) -> None:
     """Raise 404 when the principal may not read the dataset with id ``dataset_id`` (404, not 403:
     a namespace-limited token learns nothing about datasets it may not see)."""
     if principal.namespaces is None:

@@ -140,7 +140,9 @@ def retry_dead_events(
     _principal: Annotated[Principal, Depends(require("admin"))],
     body: Annotated[
         dict[str, Any] | None,
-        Body(description='Optional {"target": URL, "ids": [id, …]}: which dead events (default all).'),
+        Body(
+            description='Optional {"target": URL, "ids": [id, …]}: which dead events (default all).'
+        ),
     ] = None,
 ) -> dict[str, int]:
     """Put dead events back in the queue, due now, with their attempt count reset."""

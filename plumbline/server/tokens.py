@@ -74,7 +74,9 @@ def create_token(
     token = generate_token()
     with engine.begin() as connection:
         if _row_by_name(connection, name) is not None:
-            raise TokenError(f"a token named {name!r} already exists (revoke it or pick another name)")
+            raise TokenError(
+                f"a token named {name!r} already exists (revoke it or pick another name)"
+            )
         connection.execute(
             sa.insert(api_tokens).values(
                 name=name,

@@ -11,24 +11,10 @@ from typing import Any
 from urllib.parse import quote
 
 import httpx
-import pytest
 from test_api_golden import CLEAN, DAILY, DS_NS, JOB_NS, RAW, Story
 
 from plumbline.server.tokens import create_token
 from plumbline.store.engine import create_store_engine
-
-
-@pytest.fixture
-def story(live_server: Any) -> Story:
-    posted = Story()
-    posted.post(live_server.url)
-    return posted
-
-
-@pytest.fixture
-def http(live_server: Any) -> httpx.Client:
-    with httpx.Client(base_url=live_server.url + "/api/v1", timeout=30) as client:
-        yield client
 
 
 def enc(value: str) -> str:

@@ -18,21 +18,8 @@ def iso(story: Story, minutes: int) -> str:
 
 
 @pytest.fixture
-def story(live_server: Any) -> Story:
-    posted = Story()
-    posted.post(live_server.url)
-    return posted
-
-
-@pytest.fixture
 def marquez(live_server: Any) -> MarquezClient:
     return MarquezClient(live_server.url)
-
-
-@pytest.fixture
-def http(live_server: Any) -> httpx.Client:
-    with httpx.Client(base_url=live_server.url + "/api/v1", timeout=30) as client:
-        yield client
 
 
 def ids(graph: dict[str, Any]) -> list[str]:

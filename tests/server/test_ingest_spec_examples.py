@@ -40,6 +40,7 @@ def test_every_spec_example_is_accepted_and_kept(live_server: Any, spec_dir: Pat
             ]
     finally:
         engine.dispose()
+
     def canonical(document: Any) -> str:
         return json.dumps(document, sort_keys=True)
 

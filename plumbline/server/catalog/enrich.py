@@ -109,6 +109,10 @@ def _apply(dataset: dict[str, Any], table: CatalogTable) -> None:
         facets["symlinks"] = known["symlinks"]
         return
     wanted = symlink_identifier(table)
-    present = {(s.get("namespace"), s.get("name")) for s in symlinks["identifiers"] if isinstance(s, Mapping)}
+    present = {
+        (s.get("namespace"), s.get("name"))
+        for s in symlinks["identifiers"]
+        if isinstance(s, Mapping)
+    }
     if (wanted["namespace"], wanted["name"]) not in present:
         symlinks["identifiers"].append(wanted)

@@ -72,9 +72,7 @@ class IcebergResolver:
             with self._lock:
                 self._tables[identifier] = (now + self.cache_ttl_s, found)
         if found is None:
-            raise UnknownTableError(
-                f"catalog {self.name!r} has no table {'.'.join(identifier)!r}"
-            )
+            raise UnknownTableError(f"catalog {self.name!r} has no table {'.'.join(identifier)!r}")
         return found
 
     def _load(self, identifier: tuple[str, ...]) -> CatalogTable | None:
@@ -130,8 +128,10 @@ class IcebergResolver:
     def _is_this_catalog(self, namespace: str) -> bool:
         if namespace == self.name:
             return True
-        return bool(self.warehouse) and "://" in namespace and same_location(
-            namespace, str(self.warehouse)
+        return (
+            bool(self.warehouse)
+            and "://" in namespace
+            and same_location(namespace, str(self.warehouse))
         )
 
     def _try(self, identifier: tuple[str, ...]) -> CatalogTable | None:

@@ -8,17 +8,16 @@ The cache is a conservative view of the store, safe with other writers on the sa
 - it only holds facts that stay true: field ids (fields are never deleted), and for each edge a
   time span the stored span contains (edge spans only widen; ``last_seen`` by the hour) and the masking flag last written;
 - dataset facets are looked up by the digest stored beside them, so a stale entry is never used.
-Dropping it (it is bounded, and per process) costs time, never correctness.
+Dropping entries (it is bounded, and per process) costs time, never correctness.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Generic, TypeVar
+from typing import Any
 
-K = TypeVar("K")
-V = TypeVar("V")
+from plumbline.openlineage.memo import BoundedLRU
 
 FieldKey = tuple[int, str]  # (dataset_id, field name)
 
@@ -95,19 +94,6 @@ class LineageSeen:
         )
 
 
-class Bounded(dict[K, V], Generic[K, V]):
-    """A dict that empties itself when it would grow past ``limit`` entries (a cheap bound)."""
-
-    def __init__(self, limit: int) -> None:
-        super().__init__()
-        self.limit = limit
-
-    def put(self, key: K, value: V) -> None:
-        if len(self) >= self.limit and key not in self:
-            self.clear()
-        self[key] = value
-
-
 @dataclass
 class CacheUpdate:
     """What one write will teach the cache once its transaction has committed."""
@@ -131,11 +117,11 @@ class WriteCache:
         max_facets: int = 1_024,
         max_lineages: int = 4_096,
     ) -> None:
-        self.field_ids: Bounded[FieldKey, int] = Bounded(max_fields)
-        self.edges: Bounded[EdgeKey, EdgeSeen] = Bounded(max_edges)
-        self.facets: Bounded[str, dict[str, Any]] = Bounded(max_facets)
+        self.field_ids: BoundedLRU[int] = BoundedLRU(max_fields)
+        self.edges: BoundedLRU[EdgeSeen] = BoundedLRU(max_edges)
+        self.facets: BoundedLRU[dict[str, Any]] = BoundedLRU(max_facets)
         # (output dataset id, id(columnLineage facet)) -> what is stored of it
-        self.lineages: Bounded[tuple[int, int], LineageSeen] = Bounded(max_lineages)
+        self.lineages: BoundedLRU[LineageSeen] = BoundedLRU(max_lineages)
 
     def learn(self, update: CacheUpdate) -> None:
         """Take in what a committed write stored."""

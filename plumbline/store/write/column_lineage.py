@@ -212,7 +212,7 @@ def ensure_fields(
 ) -> dict[FieldKey, int]:
     """Ids of the named fields, creating (untyped) the ones no schema has announced yet."""
     known = batch.cache.field_ids
-    found = {key: known[key] for key in needed if key in known}
+    found = {key: field_id for key in needed if (field_id := known.get(key)) is not None}
     if len(found) == len(needed):
         return found
     statement = sa.select(dataset_fields.c.dataset_id, dataset_fields.c.name, dataset_fields.c.id)

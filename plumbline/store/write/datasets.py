@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import hashlib
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
@@ -11,7 +10,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from plumbline.openlineage import RunEvent, canonical_json
+from plumbline.openlineage import RunEvent, event_digest
 from plumbline.store.schema import (
     dataset_fields,
     dataset_symlinks,
@@ -473,7 +472,7 @@ def write_schemas(connection: Connection, batch: Batch) -> None:
 
 
 def _fingerprint(raw_fields: list[Any]) -> str:
-    return hashlib.sha256(canonical_json(raw_fields)).hexdigest()
+    return event_digest(raw_fields)  # sha256 of the canonical JSON
 
 
 def write_versions(connection: Connection, batch: Batch) -> None:
@@ -664,6 +663,6 @@ def _facets_columns(batch: Batch, state: dict[str, Any]) -> dict[str, Any]:
     facets = state["facets"] or None
     if facets is None:
         return {"facets": None, "facets_digest": None}
-    digest = hashlib.sha256(canonical_json(facets)).hexdigest()
+    digest = event_digest(facets)
     batch.learned.facets[digest] = facets
     return {"facets": facets, "facets_digest": digest}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import hashlib
 import uuid
 from datetime import datetime
 from typing import Any
@@ -11,7 +10,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from plumbline.openlineage import TERMINAL_STATES, JobEvent, ParsedEvent, RunEvent, canonical_json
+from plumbline.openlineage import TERMINAL_STATES, JobEvent, ParsedEvent, RunEvent, event_digest
 from plumbline.store.schema import job_dataset_edges, job_versions, jobs, namespaces
 from plumbline.store.write.context import Batch, Key, as_utc, derived_uuid
 from plumbline.store.write.facets import merge_facets_at, time_key
@@ -155,7 +154,7 @@ def _not_older(parsed: ParsedEvent, known_at: datetime | None) -> bool:
 
 def _version_hash(location: str | None, inputs: list[Key], outputs: list[Key]) -> str:
     document = {"location": location, "inputs": sorted(inputs), "outputs": sorted(outputs)}
-    return hashlib.sha256(canonical_json(document)).hexdigest()
+    return event_digest(document)  # sha256 of the canonical JSON
 
 
 def write_job_versions(connection: Connection, batch: Batch) -> dict[str, int]:
