@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 from hypothesis import settings as hypothesis_settings
+from spec_files import SPEC_DIR
 from sqlalchemy.engine import Engine
 
 PG_ADMIN_URL = os.environ.get(
     "PLUMBLINE_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 )
-SPEC_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "openlineage-spec"
 JDBC_JAR = Path("/usr/share/java/postgresql.jar")  # Debian's libpostgresql-jdbc-java
 SPARK_APP_NAME = (
     "plumblineTests"  # jobs of the capture are named plumbline_tests.<command>.<output>

@@ -11,10 +11,9 @@ from typing import Any
 
 import pytest
 from openlineage_spec_examples import examples, minimal_run_event, official_errors
+from spec_files import SPEC_DIR
 
 from plumbline.openlineage import EventValidationError, parse_event
-
-SPEC_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "openlineage-spec"
 
 
 @pytest.mark.parametrize("example", examples(SPEC_DIR), ids=lambda e: e.id)

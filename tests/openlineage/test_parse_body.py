@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from openlineage_spec_examples import examples, minimal_run_event
+from spec_files import SPEC_DIR
 from test_conformance import BROKEN
 
 from plumbline.openlineage import (
@@ -27,7 +28,6 @@ from plumbline.openlineage.decode import MalformedBodyError, decode_json, split_
 from plumbline.openlineage.fast import CACHE, fast_parse_event
 
 ROOT = Path(__file__).resolve().parents[2]
-SPEC_DIR = ROOT.parent / "shared" / "openlineage-spec"
 GOLDEN = json.loads((ROOT / "tests" / "golden" / "events" / "shop_pipeline.json").read_text())
 BASE = "https://openlineage.io/spec/2-0-2/OpenLineage.json"
 FACET = {"_producer": "https://example.com/p", "_schemaURL": "https://example.com/s.json"}

@@ -10,6 +10,7 @@ from ol_test_server import LineageServer
 from openlineage.client.event_v2 import InputDataset, Job, OutputDataset, Run, RunEvent, RunState
 from openlineage.client.facet_v2 import schema_dataset, sql_job
 from openlineage.client.serde import Serde
+from spec_files import SPEC_DIR
 
 from plumbline.transports import (
     AsyncEmitter,
@@ -19,7 +20,7 @@ from plumbline.transports import (
     create_transport,
 )
 
-SPEC = Path(__file__).resolve().parents[3] / "shared" / "openlineage-spec" / "OpenLineage.json"
+SPEC = SPEC_DIR / "OpenLineage.json"
 
 
 def _client_event() -> dict:
