@@ -7,13 +7,16 @@ fan-out of 3, the same jobs running again and again. Bodies are serialized befor
 
 For each backend, on a fresh database each time:
 - http single: one event per request, 8 concurrent clients;
-- http batch:  100 events per request, 2 concurrent clients;
+- http batch:  100 events per request, 8 concurrent clients (``--batch-clients``; sessions up
+               to 3 used 2);
 - direct:      the baseline, the same events written by the store's write path in batches of
                100 with no server in between (the batch bodies parsed as the server parses
                them, before the clock starts); it also
                prints the CPU time per event of this process and (local PostgreSQL) of the
                database's backend processes, a figure that moves far less with the machine's load.
-The server is the real one (``python -m plumbline serve``, a separate process).
+The server is the real one (``python -m plumbline serve``, a separate process). PostgreSQL is
+measured over HTTP twice: with one server process and with ``--pg-workers`` (default 2, the
+machine's cores) processes (``plumbline serve --workers N``).
 
     .venv/bin/python bench/ingest.py              # 4,000 events per measurement
     .venv/bin/python bench/ingest.py --events 1000
@@ -149,10 +152,13 @@ def fresh_database(backend: str) -> Iterator[str]:
 
 
 @contextmanager
-def server(db_url: str) -> Iterator[str]:
-    """The real server in its own process; yields its base URL."""
+def server(db_url: str, workers: int = 1) -> Iterator[str]:
+    """The real server in its own process(es); yields its base URL."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "plumbline", "serve", "--db", db_url, "--port", "0"],
+        [
+            *(sys.executable, "-m", "plumbline", "serve", "--db", db_url, "--port", "0"),
+            *("--workers", str(workers)),
+        ],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
@@ -222,19 +228,25 @@ def measure(
     events: list[dict[str, Any]],
     modes: tuple[str, ...] = MODES,
     direct_batch: int = 100,
+    workers: int = 1,
+    batch_clients: int = 8,
 ) -> dict[str, float]:
     """events/s for single HTTP, batched HTTP and the direct baseline on ``backend``."""
     singles = [json.dumps(e).encode() for e in events]
     batches = [json.dumps(events[i : i + 100]).encode() for i in range(0, len(events), 100)]
     results = {mode: float("nan") for mode in MODES}
-    for mode, bodies, clients in (("http_single", singles, 8), ("http_batch", batches, 2)):
+    for mode, bodies, clients in (
+        ("http_single", singles, 8),
+        ("http_batch", batches, batch_clients),
+    ):
         if mode not in modes:
             continue
-        with fresh_database(backend) as db_url, server(db_url) as url:
+        with fresh_database(backend) as db_url, server(db_url, workers) as url:
             before = _load()
             elapsed = post_all(url, bodies, clients)
             print(
-                f"  {backend} {mode}: {len(events) / elapsed:.0f} ev/s (load {before} -> {_load()})"
+                f"  {backend} {mode} ({workers} server process{'es' if workers > 1 else ''}): "
+                f"{len(events) / elapsed:.0f} ev/s (load {before} -> {_load()})"
             )
             assert stored_events(db_url) == len(events)
             results[mode] = len(events) / elapsed
@@ -324,21 +336,52 @@ def main() -> None:
         default=100,
         help="events per write in the direct mode (default 100; 4 is like 8 single-event clients)",
     )
+    parser.add_argument(
+        "--batch-clients",
+        type=int,
+        default=8,
+        help="concurrent clients posting batches (default 8, as for single events)",
+    )
+    parser.add_argument(
+        "--pg-workers",
+        type=int,
+        default=2,
+        help="also measure PostgreSQL over HTTP with this many server processes "
+        "(`plumbline serve --workers N`; default 2, 1 to skip)",
+    )
     args = parser.parse_args()
     events = make_events(args.events)
     size = sum(len(json.dumps(e)) for e in events) / len(events)
     print(f"{len(events)} events per measurement, {size / 1024:.1f} KiB each on average")
-    rows = {
-        backend: measure(backend, events, tuple(args.mode or MODES), args.direct_batch)
-        for backend in args.backend or ("sqlite", "postgresql")
-    }
+    rows: dict[str, dict[str, float]] = {}
+    modes = tuple(args.mode or MODES)
+    for backend in args.backend or ("sqlite", "postgresql"):
+        rows[backend] = measure(
+            backend, events, modes, args.direct_batch, batch_clients=args.batch_clients
+        )
+        if backend == "postgresql" and args.pg_workers > 1:
+            http_modes = tuple(m for m in modes if m != "direct")
+            if http_modes:  # the same server with more processes; the baseline is the same
+                several = measure(
+                    backend,
+                    events,
+                    http_modes,
+                    workers=args.pg_workers,
+                    batch_clients=args.batch_clients,
+                )
+                several["direct"] = rows[backend]["direct"]
+                rows[f"{backend} x{args.pg_workers}"] = several
     print()
     print(
-        f"{'backend':<12}{'http single (8 clients)':>26}{'http batch 100 (2 clients)':>29}{'direct (no server)':>21}{'batch/direct':>15}{'single/direct':>15}"
+        f"{'backend (server processes)':<28}{'http single (8 clients)':>26}"
+        f"{f'http batch 100 ({args.batch_clients} clients)':>29}{'direct (no server)':>21}"
+        f"{'batch/direct':>15}{'single/direct':>15}"
     )
     for backend, r in rows.items():
+        label = backend if " x" in backend else f"{backend} x1"
         print(
-            f"{backend:<12}{r['http_single']:>20.0f} ev/s{r['http_batch']:>23.0f} ev/s{r['direct']:>15.0f} ev/s"
+            f"{label:<28}{r['http_single']:>20.0f} ev/s{r['http_batch']:>23.0f} ev/s"
+            f"{r['direct']:>15.0f} ev/s"
             f"{r['http_batch'] / r['direct']:>15.2f}{r['http_single'] / r['direct']:>15.2f}"
         )
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import socket
 import sys
 
 import click
+import sqlalchemy as sa
 
 from plumbline.cli.options import db_option
 from plumbline.server.config import ConfigError, build_settings
@@ -51,6 +53,13 @@ from plumbline.store.engine import default_db_url
     help="Largest request body accepted, also after gzip decompression (default 10 MiB).",
 )
 @click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Server processes sharing the port (PostgreSQL only: SQLite has one writer).",
+)
+@click.option(
     "--config",
     "config_file",
     type=click.Path(dir_okay=False),
@@ -67,11 +76,13 @@ def serve(
     store: str | None,
     catalog_options: tuple[str, ...],
     max_body_bytes: int | None,
+    workers: int,
     config_file: str | None,
 ) -> None:
     """Run the OpenLineage-compatible lineage server."""
     from plumbline.server.app import create_app
     from plumbline.server.runner import base_url, bind_socket, uvicorn_server
+    from plumbline.server.workers import run_workers
     from plumbline.store.errors import StoreError
 
     try:
@@ -87,10 +98,22 @@ def serve(
             max_body_bytes=max_body_bytes,
             config_file=config_file,
         )
-        app = create_app(settings)
+        if workers > 1 and sa.make_url(settings.db_url).get_backend_name() == "sqlite":
+            raise ConfigError(
+                "--workers above 1 needs PostgreSQL: an SQLite store has a single writer"
+            )
+        app = create_app(settings)  # migrates the store, once, before any worker starts
         sock = bind_socket(settings.host, settings.port)
     except (ConfigError, StoreError, OSError) as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(f"plumbline serving on {base_url(sock)}")
     sys.stdout.flush()
-    uvicorn_server(app, log_level="info").run(sockets=[sock])
+    if workers == 1:
+        uvicorn_server(app, log_level="info").run(sockets=[sock])
+        return
+    app.state.engine.dispose()  # each worker opens its own connections
+
+    def serve_one(worker_socket: socket.socket) -> None:
+        uvicorn_server(create_app(settings), log_level="info").run(sockets=[worker_socket])
+
+    sys.exit(run_workers(workers, sock, serve_one))

@@ -207,6 +207,9 @@ def write_edges(connection: Connection, rows: EdgeRows) -> None:
         )
 
 
+_FIELD_IDS = sa.select(dataset_fields.c.dataset_id, dataset_fields.c.name, dataset_fields.c.id)
+
+
 def ensure_fields(
     connection: Connection, batch: Batch, needed: set[FieldKey]
 ) -> dict[FieldKey, int]:
@@ -215,8 +218,7 @@ def ensure_fields(
     found = {key: field_id for key in needed if (field_id := known.get(key)) is not None}
     if len(found) == len(needed):
         return found
-    statement = sa.select(dataset_fields.c.dataset_id, dataset_fields.c.name, dataset_fields.c.id)
-    columns = [dataset_fields.c.dataset_id, dataset_fields.c.name]
+    statement, columns = _FIELD_IDS, [dataset_fields.c.dataset_id, dataset_fields.c.name]
     looked_up = {
         (r.dataset_id, r.name): r.id
         for r in select_in(connection, statement, columns, needed - found.keys())

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,8 +23,8 @@ from plumbline.store.write.facets import merge_facets, merge_facets_at, time_key
 from plumbline.store.write.namespaces import source_of
 from plumbline.store.write.upsert import (
     execute_many,
-    insert,
     insert_ignore,
+    insert_returning,
     key_filters,
     select_in,
     update_many,
@@ -68,17 +67,27 @@ def stable_id(raw_dataset: dict[str, Any]) -> str | None:
     return f"{facet.get('catalog')}:{facet['tableUuid']}"[:255]
 
 
+# statements built once: the write path compiles each statement object once (select_in)
+_BY_STABLE_ID = sa.select(datasets.c.stable_id, datasets.c.id).order_by(datasets.c.id)
+_NAMES = sa.select(namespaces.c.name.label("ns"), datasets.c.name, datasets.c.id).join(
+    namespaces, datasets.c.namespace_id == namespaces.c.id
+)
+_STORED_FACETS = sa.select(datasets.c.id, datasets.c.facets, datasets.c.facets_digest)
+_SCHEMA_IDS = sa.select(
+    schema_versions.c.dataset_id, schema_versions.c.fingerprint, schema_versions.c.id
+)
+_VERSION_FACETS = sa.select(
+    dataset_versions.c.dataset_id, dataset_versions.c.version, dataset_versions.c.facets
+)
+
+
 def _by_stable_id(connection: Connection, ids: set[str]) -> dict[str, int]:
-    statement = sa.select(datasets.c.stable_id, datasets.c.id).order_by(datasets.c.id)
-    rows = select_in(connection, statement, [datasets.c.stable_id], ids)
+    rows = select_in(connection, _BY_STABLE_ID, [datasets.c.stable_id], ids)
     return {row.stable_id: row.id for row in rows}  # the newest dataset wins a (rare) tie
 
 
 def _by_name(connection: Connection, keys: set[Key]) -> dict[Key, int]:
-    statement = sa.select(namespaces.c.name.label("ns"), datasets.c.name, datasets.c.id).join(
-        namespaces, datasets.c.namespace_id == namespaces.c.id
-    )
-    rows = select_in(connection, statement, [namespaces.c.name, datasets.c.name], keys)
+    rows = select_in(connection, _NAMES, [namespaces.c.name, datasets.c.name], keys)
     return {(row.ns, row.name): row.id for row in rows}
 
 
@@ -200,12 +209,9 @@ def _rename(connection: Connection, batch: Batch, plan: DatasetPlan) -> None:
     """Give renamed datasets their new name; keep each old name as an alias of the dataset."""
     if not plan.renamed:
         return
-    statement = sa.select(namespaces.c.name.label("ns"), datasets.c.name, datasets.c.id).join(
-        namespaces, datasets.c.namespace_id == namespaces.c.id
-    )
     old = {
         row.id: (row.ns, row.name)
-        for row in select_in(connection, statement, [datasets.c.id], plan.renamed)
+        for row in select_in(connection, _NAMES, [datasets.c.id], plan.renamed)
     }
     connection.execute(
         datasets.update()
@@ -303,12 +309,17 @@ def create_datasets(connection: Connection, batch: Batch, plan: DatasetPlan) -> 
     _load_state(connection, batch)
 
 
-def _load_state(connection: Connection, batch: Batch) -> None:
-    ids = sorted(set(batch.dataset_ids.values()))
-    # facets only for the datasets the events send facets for (they can be large), and only
-    # when the writer's cache does not hold them already (by their digest); their times (small,
-    # and not covered by the digest) always, from the row
-    with_facets = {batch.dataset_ids[a.key] for a in batch.appearances if a.raw.get("facets")}
+def _changing_datasets(batch: Batch) -> set[int]:
+    """The datasets this write may change: those written (outputs, dataset events) or sent with
+    facets. A dataset only read, named without facets, keeps its row as it is."""
+    return {
+        batch.dataset_ids[a.key]
+        for a in batch.appearances
+        if a.role != "input" or a.raw.get("facets")
+    }
+
+
+def _state_query(lock: bool) -> sa.Select[Any]:
     current_version = dataset_versions.alias("current_version")
     statement = (
         sa.select(
@@ -331,13 +342,35 @@ def _load_state(connection: Connection, batch: Batch) -> None:
         .outerjoin(schema_versions, datasets.c.current_schema_version_id == schema_versions.c.id)
         .outerjoin(current_version, datasets.c.current_version_id == current_version.c.id)
         .order_by(datasets.c.id)
-        .with_for_update(of=datasets)
     )
+    return statement.with_for_update(of=datasets, key_share=True) if lock else statement
+
+
+_LOCKED_STATE, _READ_STATE = _state_query(lock=True), _state_query(lock=False)
+
+
+def _load_state(connection: Connection, batch: Batch) -> None:
+    """Load the state of every dataset the events name. Those the write may change are locked
+    (PostgreSQL: ``FOR UPDATE``, in id order); those only read are not, so that writes sharing
+    input datasets run side by side. A soft-deleted dataset comes back, so it is locked too."""
+    ids = set(batch.dataset_ids.values())
+    changing = _changing_datasets(batch)
+    read = {
+        row.id: row for row in select_in(connection, _READ_STATE, [datasets.c.id], ids - changing)
+    }
+    hidden = {dataset_id for dataset_id, row in read.items() if row.is_hidden}
+    rows = [row for dataset_id, row in read.items() if dataset_id not in hidden]
+    rows += select_in(connection, _LOCKED_STATE, [datasets.c.id], changing | hidden)
+    # facets only for the datasets the events send facets for (they can be large), and only
+    # when the writer's cache does not hold them already (by their digest); their times (small,
+    # and not covered by the digest) always, from the row
+    with_facets = {batch.dataset_ids[a.key] for a in batch.appearances if a.raw.get("facets")}
     known = batch.cache.facets
     unknown: set[int] = set()
-    for row in select_in(connection, statement, [datasets.c.id], ids):
+    for row in rows:
         state = row._asdict()
         state["key"] = (state.pop("namespace"), state.pop("name"))
+        state["locked"] = row.id in changing or row.id in hidden
         # None: not loaded (no facets sent), so the stored ones stay as they are. The cached
         # documents are shared: facets are replaced (merge_facets), never changed in place
         state["facets"] = None
@@ -354,8 +387,7 @@ def _load_state(connection: Connection, batch: Batch) -> None:
         state["is_hidden"] = False
         batch.dataset_state[row.id] = state
     if unknown:
-        stored_facets = sa.select(datasets.c.id, datasets.c.facets, datasets.c.facets_digest)
-        for row in select_in(connection, stored_facets, [datasets.c.id], unknown):
+        for row in select_in(connection, _STORED_FACETS, [datasets.c.id], unknown):
             batch.dataset_state[row.id]["facets"] = facets = dict(row.facets or {})
             if row.facets_digest:
                 batch.learned.facets[row.facets_digest] = facets
@@ -413,14 +445,11 @@ def write_schemas(connection: Connection, batch: Batch) -> None:
                 for ds, fp in new
             ],
         )
-        statement = sa.select(
-            schema_versions.c.dataset_id, schema_versions.c.fingerprint, schema_versions.c.id
-        )
         columns = [schema_versions.c.dataset_id, schema_versions.c.fingerprint]
         ids.update(
             {
                 (row.dataset_id, row.fingerprint): row.id
-                for row in select_in(connection, statement, columns, new)
+                for row in select_in(connection, _SCHEMA_IDS, columns, new)
             }
         )
     batch.schema_ids.update({index: ids[key] for index, key in carried.items()})
@@ -520,11 +549,10 @@ def write_versions(connection: Connection, batch: Batch) -> None:
         existing = _existing_version_facets(connection, list(rows))
         for key, row in rows.items():
             row["facets"] = merge_facets(existing.get(key, {}), row["facets"]) or None
-        statement = _upsert_versions(connection.dialect.name)
-        found = {
-            (row.dataset_id, row.version): row.id
-            for row in connection.execute(statement, [rows[key] for key in sorted(rows)])
-        }
+        upserted = insert_returning(
+            connection, dataset_versions, [rows[key] for key in sorted(rows)], _upsert_versions
+        )
+        found = {(row.dataset_id, row.version): row.id for row in upserted}
         for index, key in wanted:
             batch.version_ids[index] = found[key]
 
@@ -553,9 +581,7 @@ def write_versions(connection: Connection, batch: Batch) -> None:
             batch.version_ids[index] = state["current_version_id"]
 
 
-@functools.cache
-def _upsert_versions(dialect: str) -> Any:
-    statement = insert(dialect, dataset_versions)
+def _upsert_versions(statement: Any) -> Any:
     excluded = statement.excluded
     statement = statement.on_conflict_do_update(
         index_elements=["dataset_id", "version"],
@@ -587,12 +613,8 @@ def _version_facets(facets: dict[str, Any] | None) -> dict[str, Any]:
 def _existing_version_facets(
     connection: Connection, keys: list[tuple[int, str]]
 ) -> dict[tuple[int, str], dict[str, Any]]:
-    statement = sa.select(
-        dataset_versions.c.dataset_id, dataset_versions.c.version, dataset_versions.c.facets
-    )
-    rows = select_in(
-        connection, statement, [dataset_versions.c.dataset_id, dataset_versions.c.version], keys
-    )
+    columns = [dataset_versions.c.dataset_id, dataset_versions.c.version]
+    rows = select_in(connection, _VERSION_FACETS, columns, keys)
     return {(row.dataset_id, row.version): dict(row.facets or {}) for row in rows}
 
 
@@ -654,6 +676,11 @@ def update_datasets(connection: Connection, batch: Batch) -> None:
             for dataset_id, state in sorted(batch.dataset_state.items())
             if state["changed"] and state["facets_changed"] == with_facets
         ]
+        unlocked = [
+            row["b_id"] for row in updates if not batch.dataset_state[row["b_id"]]["locked"]
+        ]
+        if unlocked:  # a change to a row read without its lock could undo another writer's
+            raise AssertionError(f"datasets changed without their row lock: {unlocked}")
         if updates:
             update_many(connection, datasets, updates)
 

@@ -50,9 +50,9 @@ def _insert(connection: Connection, rows: list[dict[str, Any]]) -> set[str]:
         # the rows' JSON as it is (not as a string to parse twice)
         for row in rows:
             row["payload"] = orjson.Fragment(row["payload"])
-        result = execute_many(connection, lineage_events, rows, _returning_digests)
-        assert result is not None
-        return set(result.scalars().all())
+        inserted = execute_many(connection, lineage_events, rows, _returning_digests)
+        assert inserted is not None
+        return {row.digest for row in inserted}
     for row in rows:
         row["payload"] = row["payload"].decode()
     values: dict[str, Any] = {name: sa.bindparam(name) for name in rows[0]}

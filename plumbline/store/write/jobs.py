@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import uuid
 from datetime import datetime
 from typing import Any
@@ -17,8 +16,8 @@ from plumbline.store.write.facets import merge_facets_at, time_key
 from plumbline.store.write.upsert import (
     execute_many,
     greatest,
-    insert,
     insert_ignore,
+    insert_returning,
     least,
     select_in,
     update_many,
@@ -66,7 +65,7 @@ _LOCK_JOBS = (
     )
     .join(namespaces, jobs.c.namespace_id == namespaces.c.id)
     .order_by(jobs.c.id)
-    .with_for_update(of=jobs)
+    .with_for_update(of=jobs, key_share=True)
 )
 
 
@@ -199,11 +198,10 @@ def write_job_versions(connection: Connection, batch: Batch) -> dict[str, int]:
             state["current_version_at"] = as_utc(parsed.event_time)
     if not rows:
         return {}
-    statement = _upsert_job_versions(connection.dialect.name)
-    ids = {
-        (row.job_id, row.version): row.id
-        for row in connection.execute(statement, [rows[key] for key in sorted(rows)])
-    }
+    upserted = insert_returning(
+        connection, job_versions, [rows[key] for key in sorted(rows)], _upsert_job_versions
+    )
+    ids = {(row.job_id, row.version): row.id for row in upserted}
     for state in batch.job_state.values():
         pending = state.pop("pending_version", None)
         if pending is not None:
@@ -212,9 +210,7 @@ def write_job_versions(connection: Connection, batch: Batch) -> dict[str, int]:
     return {run_uuid: ids[key] for run_uuid, key in run_versions.items()}
 
 
-@functools.cache
-def _upsert_job_versions(dialect: str) -> Any:
-    statement = insert(dialect, job_versions)
+def _upsert_job_versions(statement: Any) -> Any:
     statement = statement.on_conflict_do_update(
         index_elements=["job_id", "version"],
         set_={

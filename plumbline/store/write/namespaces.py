@@ -33,10 +33,13 @@ def ensure_namespaces(
     batch.namespace_ids.update(found)
 
 
+_NAMESPACES = sa.select(namespaces.c.name, namespaces.c.id, namespaces.c.is_hidden)
+_SOURCES = sa.select(sources.c.name, sources.c.id)
+
+
 def _lookup(connection: Connection, batch: Batch, names: list[str]) -> dict[str, int]:
-    statement = sa.select(namespaces.c.name, namespaces.c.id, namespaces.c.is_hidden)
     found = {}
-    for row in select_in(connection, statement, [namespaces.c.name], names):
+    for row in select_in(connection, _NAMESPACES, [namespaces.c.name], names):
         found[row.name] = row.id
         if row.is_hidden:
             batch.hidden_namespaces.add(row.name)
@@ -77,8 +80,7 @@ def ensure_sources(connection: Connection, batch: Batch, wanted: dict[str, str])
     """Make sure the sources (name -> connection URL) exist; fill ``batch.source_ids``."""
     if not wanted:
         return
-    statement = sa.select(sources.c.name, sources.c.id)
-    found = {row.name: row.id for row in select_in(connection, statement, [sources.c.name], wanted)}
+    found = {row.name: row.id for row in select_in(connection, _SOURCES, [sources.c.name], wanted)}
     missing = sorted(name for name in wanted if name not in found)
     insert_ignore(
         connection,
@@ -96,9 +98,6 @@ def ensure_sources(connection: Connection, batch: Batch, wanted: dict[str, str])
     )
     if missing:
         found.update(
-            {
-                row.name: row.id
-                for row in select_in(connection, statement, [sources.c.name], missing)
-            }
+            {row.name: row.id for row in select_in(connection, _SOURCES, [sources.c.name], missing)}
         )
     batch.source_ids.update(found)

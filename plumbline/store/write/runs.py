@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from datetime import datetime
 from typing import Any
 
@@ -15,7 +14,13 @@ from plumbline.store.schema import run_io, run_states, runs
 from plumbline.store.write.context import Batch, as_utc
 from plumbline.store.write.facets import merge_facets, merge_facets_at, time_key
 from plumbline.store.write.jobs import parent_job_key
-from plumbline.store.write.upsert import execute_many, insert, insert_ignore, select_in, update_many
+from plumbline.store.write.upsert import (
+    execute_many,
+    insert_ignore,
+    insert_returning,
+    select_in,
+    update_many,
+)
 
 STATES = ("START", "RUNNING", "COMPLETE", "ABORT", "FAIL")
 # ties at the same instant: a terminal state beats a running one, a failure beats a success
@@ -40,12 +45,19 @@ _FACETS = ("facets", "facet_times", "job_facets", "job_facet_times")
 _STATE = (*_PLAIN, *_FACETS)
 
 
-@functools.cache
-def _insert_runs(dialect: str) -> Any:
-    return (
-        insert(dialect, runs)
-        .on_conflict_do_nothing(index_elements=["uuid"])
-        .returning(runs.c.id, runs.c.uuid)
+# statements built once: the write path compiles each statement object once (select_in)
+_LOCK_RUNS = (
+    sa.select(runs.c.id, runs.c.uuid, *(runs.c[column] for column in _STATE))
+    .order_by(runs.c.uuid)
+    .with_for_update(key_share=True)
+)
+_RUN_IO = sa.select(run_io.c.run_id, run_io.c.dataset_id, run_io.c.direction, run_io.c.facets)
+_RUN_STATES = sa.select(run_states.c.run_id, run_states.c.state, run_states.c.transitioned_at)
+
+
+def _insert_runs(statement: Any) -> Any:
+    return statement.on_conflict_do_nothing(index_elements=["uuid"]).returning(
+        runs.c.id, runs.c.uuid
     )
 
 
@@ -65,8 +77,9 @@ def resolve_runs(connection: Connection, batch: Batch) -> None:
     if not wanted:
         return
     # new runs come back from the insert (and are ours, locked); only the others are read
-    created = connection.execute(
-        _insert_runs(connection.dialect.name),
+    created = insert_returning(
+        connection,
+        runs,
         [
             {
                 "uuid": run_uuid,
@@ -76,7 +89,8 @@ def resolve_runs(connection: Connection, batch: Batch) -> None:
             }
             for run_uuid in sorted(wanted)
         ],
-    ).all()
+        _insert_runs,
+    )
     for row in created:
         batch.run_ids[row.uuid] = row.id
         batch.run_state[row.id] = {"id": row.id, "uuid": row.uuid} | dict.fromkeys(_STATE)
@@ -84,12 +98,7 @@ def resolve_runs(connection: Connection, batch: Batch) -> None:
     existing = wanted.keys() - {row.uuid for row in created}
     if not existing:
         return
-    statement = (
-        sa.select(runs.c.id, runs.c.uuid, *(runs.c[column] for column in _STATE))
-        .order_by(runs.c.uuid)
-        .with_for_update()
-    )
-    for row in select_in(connection, statement, [runs.c.uuid], existing):
+    for row in select_in(connection, _LOCK_RUNS, [runs.c.uuid], existing):
         state = row._asdict()
         for column in _FACETS:
             state[column] = dict(state[column] or {})
@@ -142,7 +151,7 @@ def write_run_io(connection: Connection, batch: Batch) -> None:
         (row.run_id, row.dataset_id, row.direction): row
         for row in select_in(
             connection,
-            sa.select(run_io.c.run_id, run_io.c.dataset_id, run_io.c.direction, run_io.c.facets),
+            _RUN_IO,
             [run_io.c.run_id],
             {key[0] for key in rows},
         )
@@ -207,7 +216,7 @@ def write_run_states(connection: Connection, batch: Batch, job_versions: dict[st
     history: dict[int, list[tuple[str, datetime]]] = {}
     for row in select_in(
         connection,
-        sa.select(run_states.c.run_id, run_states.c.state, run_states.c.transitioned_at),
+        _RUN_STATES,
         [run_states.c.run_id],
         touched,
     ):

@@ -18,6 +18,9 @@ from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
 
+from plumbline.openlineage.memo import BoundedLRU
+from plumbline.store.write import driver
+
 T = TypeVar("T")
 
 # SQLite allows 32766 bound parameters per statement; stay well below on both backends.
@@ -98,17 +101,75 @@ def insert_ignore(connection: Connection, table: sa.Table, rows: list[dict[str, 
         execute_many(connection, table, rows)
 
 
+def insert_returning(
+    connection: Connection,
+    table: sa.Table,
+    rows: list[dict[str, Any]],
+    conflict: Callable[[Any], Any],
+) -> list[Any]:
+    """Insert ``rows`` with ``conflict(statement)`` adding the ON CONFLICT and RETURNING
+    clauses; the rows returned. On PostgreSQL one statement (:func:`execute_many`); on SQLite
+    through SQLAlchemy (whose driver returns no rows from ``executemany``)."""
+    if not rows:
+        return []
+    if is_sqlite_connection(connection):
+        statement = _SQLITE_RETURNING.get((table.name, conflict.__code__))
+        if statement is None:
+            statement = conflict(sqlite.insert(table))
+            _SQLITE_RETURNING[(table.name, conflict.__code__)] = statement
+        return connection.execute(statement, rows).all()
+    return execute_many(connection, table, rows, conflict) or []
+
+
+# (table, conflict clause's code) -> the SQLite statement of insert_returning
+_SQLITE_RETURNING: dict[tuple[str, Any], Any] = {}
+
+
 def select_in(
     connection: Connection,
     statement: sa.Select[Any],
     columns: Sequence[sa.ColumnElement[Any]],
     keys: Iterable[tuple[Any, ...]] | Iterable[Any],
-) -> list[sa.Row[Any]]:
-    """Run ``statement`` filtered to rows whose ``columns`` match one of ``keys``, in chunks."""
-    rows: list[sa.Row[Any]] = []
-    for condition in key_filters(connection, columns, keys):
-        rows.extend(connection.execute(statement.where(condition)).all())
-    return rows
+) -> list[Any]:
+    """Run ``statement`` filtered to rows whose ``columns`` match one of ``keys``: in chunks on
+    SQLite; on PostgreSQL in one statement, compiled once per ``statement`` object (so build
+    the statements a write runs often once) and run on the driver."""
+    if is_sqlite_connection(connection):
+        rows: list[Any] = []
+        for condition in key_filters(connection, columns, keys):
+            rows.extend(connection.execute(statement.where(condition)).all())
+        return rows
+    key_list = sorted(set(keys))  # type: ignore[type-var]
+    if not key_list:
+        return []
+    params = (
+        {"k_0": key_list}
+        if len(columns) == 1
+        else {f"k_{i}": list(values) for i, values in enumerate(zip(*key_list, strict=True))}
+    )
+    return driver.fetch(connection, _filtered(connection, statement, columns), params)
+
+
+# (id(statement), ids of columns) -> (statement, columns, SQL of it filtered by key arrays)
+_FILTERED: BoundedLRU[tuple[Any, Any, driver.CompiledSql]] = BoundedLRU(max_entries=512)
+
+
+def _filtered(
+    connection: Connection, statement: sa.Select[Any], columns: Sequence[sa.ColumnElement[Any]]
+) -> driver.CompiledSql:
+    """``statement`` where ``columns`` are in arrays bound as ``k_0``, ``k_1``…, compiled."""
+    key = (id(statement), tuple(id(column) for column in columns))
+    found = _FILTERED.get(key)
+    if found is not None and found[0] is statement and found[1] == key[1]:
+        return found[2]
+    arrays = []
+    for i, column in enumerate(columns):
+        array = ARRAY(_plain_type(column))
+        arrays.append(sa.func.unnest(sa.cast(sa.bindparam(f"k_{i}", type_=array), array)))
+    target = columns[0] if len(columns) == 1 else sa.tuple_(*columns)
+    sql = driver.compiled(connection, statement.where(target.in_(sa.select(*arrays))))
+    _FILTERED.put(key, (statement, key[1], sql))
+    return sql
 
 
 def key_filters(
@@ -184,10 +245,10 @@ def execute_many(
     table: sa.Table,
     rows: list[dict[str, Any]],
     conflict: Callable[[Any], Any] = _do_nothing,
-) -> sa.CursorResult[Any] | None:
+) -> list[Any] | None:
     """Insert ``rows`` (plain values: str, int, bool, None, aware datetimes, JSON documents)
     into ``table``, with ``conflict(statement)`` adding the ON CONFLICT clause (and, on
-    PostgreSQL only, a RETURNING clause, whose result is returned).
+    PostgreSQL only, a RETURNING clause, whose rows are returned).
 
     For the big per-request writes (fields and edges), where SQLAlchemy's per-row parameter
     handling costs several times what the database does: on SQLite the rows go straight to the
@@ -224,7 +285,7 @@ def update_many(connection: Connection, table: sa.Table, rows: list[dict[str, An
 
 def _run_compiled(
     connection: Connection, sql: str, names: tuple[str, ...], rows: list[dict[str, Any]]
-) -> sa.CursorResult[Any] | None:
+) -> list[Any] | None:
     if is_sqlite_connection(connection):
         converted: dict[Any, Any] = {}  # rows share few distinct times: convert each once
 
@@ -241,7 +302,9 @@ def _run_compiled(
         return None
     # the rows travel as one JSON text parameter, expanded by json_to_recordset: orjson (which
     # writes aware datetimes as ISO 8601 itself) makes it far cheaper than per-element adaptation
-    return connection.exec_driver_sql(sql, {"rows": orjson.dumps(rows).decode()})
+    return driver.fetch(
+        connection, driver.CompiledSql(sql, {}), {"rows": orjson.dumps(rows).decode()}
+    )
 
 
 def _compile_update(

@@ -14,10 +14,12 @@ committed group stored.
 from __future__ import annotations
 
 import logging
+import os
 import queue
 import threading
 import time
 import weakref
+import zlib
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -84,14 +86,21 @@ class _KeptConnection:
                 logger.debug("closing a writer's connection failed", exc_info=True)
 
 
+class _Lane:
+    """One writer thread's queue; the thread runs while the queue has work."""
+
+    def __init__(self) -> None:
+        self.queue: queue.SimpleQueue[_Request] = queue.SimpleQueue()
+        self.running = False
+        self.lock = threading.Lock()
+
+
 class StoreWriter:
     """Writes validated events into the store. One per engine (see :func:`writer_for`)."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, threads: int | None = None) -> None:
         self.engine = engine
-        self._queue: queue.SimpleQueue[_Request] = queue.SimpleQueue()
-        self._running = False
-        self._start_lock = threading.Lock()
+        self._lanes = [_Lane() for _ in range(threads or default_writer_threads(engine))]
         self.cache = WriteCache()
 
     def write(
@@ -108,27 +117,25 @@ class StoreWriter:
         raises what the write raised.
         """
         request = _Request(list(events), token_name, on_stored)
-        self._queue.put(request)
-        self._ensure_thread()
+        lane = self._lanes[_lane_of(request.events, len(self._lanes))]
+        lane.queue.put(request)
+        with lane.lock:
+            if not lane.running:
+                lane.running = True
+                threading.Thread(
+                    target=self._run, args=(lane,), name="plumbline-store-writer", daemon=True
+                ).start()
         return request.future.result()
 
-    def _ensure_thread(self) -> None:
-        with self._start_lock:
-            if not self._running:
-                self._running = True
-                threading.Thread(
-                    target=self._run, name="plumbline-store-writer", daemon=True
-                ).start()
-
-    def _run(self) -> None:
+    def _run(self, lane: _Lane) -> None:
         kept = _KeptConnection(self.engine)
         while True:
             try:
-                first = self._queue.get(timeout=IDLE_SECONDS)
+                first = lane.queue.get(timeout=IDLE_SECONDS)
             except queue.Empty:
-                with self._start_lock:
-                    if self._queue.empty():
-                        self._running = False
+                with lane.lock:
+                    if lane.queue.empty():
+                        lane.running = False
                         kept.close()
                         return
                 continue
@@ -136,7 +143,7 @@ class StoreWriter:
             size = len(group[0].events)
             while size < MAX_GROUP_EVENTS:
                 try:
-                    request = self._queue.get_nowait()
+                    request = lane.queue.get_nowait()
                 except queue.Empty:
                     break
                 group.append(request)
@@ -194,6 +201,27 @@ class StoreWriter:
             WriteResult(stored=events, duplicates=len(request.events) - len(events))
             for request, events in zip(group, stored, strict=True)
         ]
+
+
+def _lane_of(events: list[ParsedEvent], lanes: int) -> int:
+    """The lane of a request: by the job of its first event, so that the events of one job (a
+    run's START and COMPLETE, say) are grouped into one write rather than two writes waiting on
+    each other's row locks, while writes of different jobs run side by side."""
+    if lanes == 1:
+        return 0
+    for parsed in events:
+        job = getattr(parsed.event, "job", None)
+        if job is not None:
+            return zlib.crc32(f"{job.namespace}\x00{job.name}".encode()) % lanes
+    return 0
+
+
+def default_writer_threads(engine: Engine) -> int:
+    """Writer threads per store: one on SQLite (its single writer), more on PostgreSQL, whose
+    writes of different datasets run side by side (``PLUMBLINE_WRITER_THREADS`` overrides)."""
+    if engine.dialect.name == "sqlite":
+        return 1
+    return int(os.environ.get("PLUMBLINE_WRITER_THREADS", "2"))
 
 
 _writers: weakref.WeakKeyDictionary[Engine, StoreWriter] = weakref.WeakKeyDictionary()

@@ -1,0 +1,128 @@
+"""`plumbline serve --workers N`: several server processes on one port, stopped together."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import httpx
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+
+PRODUCER = "https://github.com/example/plumbline-tests"
+RUN_EVENT = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent"
+
+
+def _event(index: int) -> bytes:
+    return json.dumps(
+        {
+            "eventType": "COMPLETE",
+            "eventTime": f"2024-01-01T00:00:{index % 60:02d}Z",
+            "producer": PRODUCER,
+            "schemaURL": RUN_EVENT,
+            "run": {"runId": str(uuid.uuid4())},
+            "job": {"namespace": "workers", "name": f"job_{index % 5}"},
+            "inputs": [{"namespace": "workers", "name": "source"}],
+            "outputs": [{"namespace": "workers", "name": f"table_{index % 5}"}],
+        }
+    ).encode()
+
+
+def _children(pid: int) -> set[int]:
+    found = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:  # the parent's pid
+            found.add(int(stat.parent.name))
+    return found
+
+
+def test_workers_share_the_port_store_every_event_and_stop_together(pg_engine: Engine) -> None:
+    url = pg_engine.url.render_as_string(hide_password=False)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "plumbline", "serve", "--db", url, "--port", "0", "--workers", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        base = process.stdout.readline().strip().removeprefix("plumbline serving on ")
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(f"{base}/api/v1/health", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline, "the server did not come up"
+            time.sleep(0.1)
+        workers = _children(process.pid)
+        assert len(workers) == 2
+
+        def post(index: int) -> int:
+            # a connection per request, so that requests spread over the workers
+            return httpx.post(f"{base}/api/v1/lineage", content=_event(index)).status_code
+
+        with ThreadPoolExecutor(8) as pool:
+            statuses = list(pool.map(post, range(60)))
+        assert statuses == [201] * 60
+        with pg_engine.connect() as connection:
+            stored = connection.execute(sa.text("SELECT count(*) FROM lineage_events"))
+            assert stored.scalar_one() == 60
+
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 0
+        assert not any(Path(f"/proc/{pid}").exists() for pid in workers)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+def test_a_worker_that_dies_stops_the_server(pg_engine: Engine) -> None:
+    url = pg_engine.url.render_as_string(hide_password=False)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "plumbline", "serve", "--db", url, "--port", "0", "--workers", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        process.stdout.readline()
+        deadline = time.monotonic() + 30
+        while len(workers := _children(process.pid)) < 2:
+            assert time.monotonic() < deadline, "the workers did not start"
+            time.sleep(0.1)
+        os.kill(min(workers), signal.SIGKILL)
+        assert process.wait(timeout=30) == 1
+        assert not any(Path(f"/proc/{pid}").exists() for pid in workers)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+def test_workers_on_sqlite_are_refused_with_a_clear_message(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [
+            *(sys.executable, "-m", "plumbline", "serve", "--port", "0", "--workers", "2"),
+            *("--db", f"sqlite:///{tmp_path / 'store.db'}"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode != 0
+    assert "--workers above 1 needs PostgreSQL" in result.stderr
