@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.engine import Connection
 
 from plumbline.openlineage import RunEvent, event_digest
@@ -18,6 +19,7 @@ from plumbline.store.schema import (
     namespaces,
     schema_versions,
 )
+from plumbline.store.write import driver
 from plumbline.store.write.context import Appearance, Batch, Key, as_utc, derived_uuid
 from plumbline.store.write.facets import merge_facets, merge_facets_at, time_key
 from plumbline.store.write.namespaces import source_of
@@ -25,6 +27,7 @@ from plumbline.store.write.upsert import (
     execute_many,
     insert_ignore,
     insert_returning,
+    is_sqlite_connection,
     key_filters,
     select_in,
     update_many,
@@ -81,6 +84,30 @@ _VERSION_FACETS = sa.select(
 )
 
 
+def _in_key_arrays(namespace: sa.ColumnElement[Any], name: sa.ColumnElement[Any]) -> Any:
+    """(namespace, name) is one of the pairs bound as arrays ``k_0`` and ``k_1`` (PostgreSQL)."""
+    arrays = [
+        sa.func.unnest(sa.cast(sa.bindparam(key, type_=ARRAY(sa.String())), ARRAY(sa.String())))
+        for key in ("k_0", "k_1")
+    ]
+    return sa.tuple_(namespace, name).in_(sa.select(*arrays))
+
+
+# PostgreSQL: the datasets of some names and those the names are aliases of, in one statement
+_BY_NAME_AND_ALIAS = sa.union_all(
+    sa.select(sa.literal_column("'n'").label("kind"), namespaces.c.name, datasets.c.name)
+    .add_columns(datasets.c.id)
+    .join(namespaces, datasets.c.namespace_id == namespaces.c.id)
+    .where(_in_key_arrays(namespaces.c.name, datasets.c.name)),
+    sa.select(
+        sa.literal_column("'a'"),
+        dataset_symlinks.c.namespace,
+        dataset_symlinks.c.name,
+        dataset_symlinks.c.dataset_id,
+    ).where(_in_key_arrays(dataset_symlinks.c.namespace, dataset_symlinks.c.name)),
+)
+
+
 def _by_stable_id(connection: Connection, ids: set[str]) -> dict[str, int]:
     rows = select_in(connection, _BY_STABLE_ID, [datasets.c.stable_id], ids)
     return {row.stable_id: row.id for row in rows}  # the newest dataset wins a (rare) tie
@@ -99,6 +126,15 @@ def _by_name_and_alias(
     by_alias_columns = [dataset_symlinks.c.namespace, dataset_symlinks.c.name]
     by_name: dict[Key, int] = {}
     by_alias: dict[Key, int] = {}
+    if not keys:
+        return by_name, by_alias
+    if not is_sqlite_connection(connection):
+        names = sorted(keys)
+        params = {"k_0": [ns for ns, _ in names], "k_1": [name for _, name in names]}
+        sql = driver.compiled(connection, _BY_NAME_AND_ALIAS)
+        for kind, ns, name, dataset_id in driver.fetch(connection, sql, params):
+            (by_name if kind == "n" else by_alias)[(ns, name)] = dataset_id
+        return by_name, by_alias
     for name_filter, alias_filter in zip(
         key_filters(connection, by_name_columns, keys, share=2),
         key_filters(connection, by_alias_columns, keys, share=2),
