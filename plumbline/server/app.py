@@ -17,6 +17,7 @@ from plumbline.server.errors import install_error_handlers
 from plumbline.server.settings import ServerSettings
 from plumbline.store.engine import create_store_engine
 from plumbline.store.migrate import upgrade
+from plumbline.store.write import writer_for
 
 logger = logging.getLogger(__name__)
 
@@ -24,6 +25,8 @@ logger = logging.getLogger(__name__)
 def create_app(settings: ServerSettings) -> FastAPI:
     """Build the server for ``settings``: opens the store and migrates it to the newest schema."""
     engine = create_store_engine(settings.db_url)
+    if settings.store:
+        writer_for(engine)  # its settings (PLUMBLINE_WRITER_THREADS) are checked before anything
     upgrade(engine)
 
     @asynccontextmanager

@@ -126,3 +126,19 @@ def test_workers_on_sqlite_are_refused_with_a_clear_message(tmp_path: Path) -> N
     )
     assert result.returncode != 0
     assert "--workers above 1 needs PostgreSQL" in result.stderr
+
+
+def test_a_bad_writer_thread_count_is_refused_before_the_store_is_touched(pg_url: str) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "plumbline", "serve", "--db", pg_url, "--port", "0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PLUMBLINE_WRITER_THREADS": "0"},
+    )
+    assert result.returncode != 0
+    assert "PLUMBLINE_WRITER_THREADS must be a whole number of at least 1" in result.stderr
+    engine = sa.create_engine(pg_url)
+    with engine.connect() as connection:
+        assert sa.inspect(connection).get_table_names() == []  # not migrated
+    engine.dispose()

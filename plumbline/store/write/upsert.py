@@ -109,7 +109,8 @@ def insert_returning(
 ) -> list[Any]:
     """Insert ``rows`` with ``conflict(statement)`` adding the ON CONFLICT and RETURNING
     clauses; the rows returned. On PostgreSQL one statement (:func:`execute_many`); on SQLite
-    through SQLAlchemy (whose driver returns no rows from ``executemany``)."""
+    through SQLAlchemy (whose driver returns no rows from ``executemany``). The statement is
+    built once per table and ``conflict`` function, so ``conflict`` must depend on nothing else."""
     if not rows:
         return []
     if is_sqlite_connection(connection):
@@ -160,7 +161,7 @@ def _filtered(
     """``statement`` where ``columns`` are in arrays bound as ``k_0``, ``k_1``…, compiled."""
     key = (id(statement), tuple(id(column) for column in columns))
     found = _FILTERED.get(key)
-    if found is not None and found[0] is statement and found[1] == key[1]:
+    if found is not None and found[0] is statement:
         return found[2]
     arrays = []
     for i, column in enumerate(columns):

@@ -1,10 +1,13 @@
-"""The single entry point of the write path: one writer thread per store, group commit.
+"""The single entry point of the write path: writer threads per store, group commit.
 
-Every write request (one HTTP request's events) is queued to the store's writer thread. The thread
-takes whatever requests are waiting (up to ``MAX_GROUP_EVENTS`` events) and writes them in one
-transaction: many small requests cost about what one batch costs, and SQLite gets the single
-writer it wants. (A second thread on PostgreSQL was measured slower: concurrent writes of a
-layered graph wait on each other's dataset row locks.) Each request still gets its own result
+Every write request (one HTTP request's events) is queued to one of the store's writer threads
+(lanes): one on SQLite, its single writer; two on PostgreSQL by default
+(``PLUMBLINE_WRITER_THREADS``), where a write locks only the rows it changes, so that one lane's
+Python work overlaps the other's time in the database. A request goes to the lane of its first
+event's job: a run's START and COMPLETE, sent by different clients at once, are then grouped
+into one transaction instead of two waiting on each other's locks. A lane takes whatever
+requests are waiting (up to ``MAX_GROUP_EVENTS`` events) and writes them in one transaction:
+many small requests cost about what one batch costs. Each request still gets its own result
 and its own ``on_stored`` call inside the transaction. If a group fails, its requests are retried
 one by one, so one bad request never takes others down; PostgreSQL deadlocks and serialization
 failures are retried. The writer's cache (:mod:`plumbline.store.write.cache`) learns what each
@@ -29,6 +32,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DBAPIError
 
 from plumbline.openlineage import ParsedEvent
+from plumbline.store.errors import StoreError
 from plumbline.store.write.cache import WriteCache
 from plumbline.store.write.events import store_raw_events
 from plumbline.store.write.normalize import normalize
@@ -217,11 +221,16 @@ def _lane_of(events: list[ParsedEvent], lanes: int) -> int:
 
 
 def default_writer_threads(engine: Engine) -> int:
-    """Writer threads per store: one on SQLite (its single writer), more on PostgreSQL, whose
+    """Writer threads per store: one on SQLite (its single writer), two on PostgreSQL, whose
     writes of different datasets run side by side (``PLUMBLINE_WRITER_THREADS`` overrides)."""
     if engine.dialect.name == "sqlite":
         return 1
-    return int(os.environ.get("PLUMBLINE_WRITER_THREADS", "2"))
+    configured = os.environ.get("PLUMBLINE_WRITER_THREADS", "2").strip()
+    if not configured.isdigit() or int(configured) < 1:
+        raise StoreError(
+            f"PLUMBLINE_WRITER_THREADS must be a whole number of at least 1, not {configured!r}"
+        )
+    return int(configured)
 
 
 _writers: weakref.WeakKeyDictionary[Engine, StoreWriter] = weakref.WeakKeyDictionary()
