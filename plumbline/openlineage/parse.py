@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -44,8 +45,9 @@ class ParsedEvent:
             return self.event.dataset.namespace
         return self.event.job.namespace
 
-    @property
+    @functools.cached_property
     def run_id(self) -> str | None:
+        """The run's id in lower case (a RunEvent's), else None; the write path asks often."""
         return self.event.run.run_id.lower() if isinstance(self.event, RunEvent) else None
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -40,7 +41,7 @@ class Appearance:
     raw: dict[str, Any]  # the dataset's JSON as sent
     role: str  # 'input' | 'output' | 'static'
 
-    @property
+    @functools.cached_property
     def key(self) -> Key:
         return (self.dataset.namespace, self.dataset.name)
 
