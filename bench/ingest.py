@@ -22,6 +22,7 @@ machine's cores) processes (``plumbline serve --workers N``).
     .venv/bin/python bench/ingest.py --events 1000
     .venv/bin/python bench/ingest.py --events 2000 --backend postgresql
     .venv/bin/python bench/ingest.py --backend postgresql --mode http_batch --mode direct
+    .venv/bin/python bench/ingest.py --backend postgresql --batch-clients 2 --pg-workers 1
 
 The load average (``os.getloadavg``) is printed before and after each measurement: on a shared
 machine, compare code versions side by side in one session (interleaved), not across sessions.
@@ -157,7 +158,8 @@ def server(db_url: str, workers: int = 1) -> Iterator[str]:
     process = subprocess.Popen(
         [
             *(sys.executable, "-m", "plumbline", "serve", "--db", db_url, "--port", "0"),
-            *("--workers", str(workers)),
+            # only when needed, so that this file also measures older checkouts (A/B)
+            *(("--workers", str(workers)) if workers > 1 else ()),
         ],
         cwd=ROOT,
         stdout=subprocess.PIPE,
