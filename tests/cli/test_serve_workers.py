@@ -14,6 +14,7 @@ from pathlib import Path
 
 import httpx
 import sqlalchemy as sa
+from server_process import Gateway
 from sqlalchemy.engine import Engine
 
 PRODUCER = "https://github.com/example/plumbline-tests"
@@ -47,32 +48,25 @@ def _children(pid: int) -> set[int]:
     return found
 
 
+def _workers_started(gateway: Gateway, count: int) -> set[int]:
+    assert gateway.process is not None
+    deadline = time.monotonic() + 30
+    while len(workers := _children(gateway.process.pid)) < count:
+        assert time.monotonic() < deadline, "the workers did not start"
+        time.sleep(0.1)
+    return workers
+
+
 def test_workers_share_the_port_store_every_event_and_stop_together(pg_engine: Engine) -> None:
     url = pg_engine.url.render_as_string(hide_password=False)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "plumbline", "serve", "--db", url, "--port", "0", "--workers", "2"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    gateway = Gateway(["--db", url, "--port", "0", "--workers", "2"], dict(os.environ))
+    gateway.start()
     try:
-        assert process.stdout is not None
-        base = process.stdout.readline().strip().removeprefix("plumbline serving on ")
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(f"{base}/api/v1/health", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline, "the server did not come up"
-            time.sleep(0.1)
-        workers = _children(process.pid)
-        assert len(workers) == 2
+        workers = _workers_started(gateway, 2)
 
         def post(index: int) -> int:
             # a connection per request, so that requests spread over the workers
-            return httpx.post(f"{base}/api/v1/lineage", content=_event(index)).status_code
+            return httpx.post(f"{gateway.url}/api/v1/lineage", content=_event(index)).status_code
 
         with ThreadPoolExecutor(8) as pool:
             statuses = list(pool.map(post, range(60)))
@@ -81,37 +75,26 @@ def test_workers_share_the_port_store_every_event_and_stop_together(pg_engine: E
             stored = connection.execute(sa.text("SELECT count(*) FROM lineage_events"))
             assert stored.scalar_one() == 60
 
-        process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=30) == 0
+        assert gateway.process is not None
+        gateway.process.send_signal(signal.SIGTERM)
+        assert gateway.process.wait(timeout=30) == 0
         assert not any(Path(f"/proc/{pid}").exists() for pid in workers)
     finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
+        gateway.stop()
 
 
 def test_a_worker_that_dies_stops_the_server(pg_engine: Engine) -> None:
     url = pg_engine.url.render_as_string(hide_password=False)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "plumbline", "serve", "--db", url, "--port", "0", "--workers", "2"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    gateway = Gateway(["--db", url, "--port", "0", "--workers", "2"], dict(os.environ))
+    gateway.start()
     try:
-        assert process.stdout is not None
-        process.stdout.readline()
-        deadline = time.monotonic() + 30
-        while len(workers := _children(process.pid)) < 2:
-            assert time.monotonic() < deadline, "the workers did not start"
-            time.sleep(0.1)
+        workers = _workers_started(gateway, 2)
         os.kill(min(workers), signal.SIGKILL)
-        assert process.wait(timeout=30) == 1
+        assert gateway.process is not None
+        assert gateway.process.wait(timeout=30) == 1
         assert not any(Path(f"/proc/{pid}").exists() for pid in workers)
     finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
+        gateway.stop()
 
 
 def test_workers_on_sqlite_are_refused_with_a_clear_message(tmp_path: Path) -> None:

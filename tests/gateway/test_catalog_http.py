@@ -9,7 +9,7 @@ import httpx
 import pyarrow as pa
 import pytest
 from gateway_downstream import Downstream
-from gateway_process import Gateway
+from server_process import Gateway
 from test_catalog import EXPECTED_FIELDS, Iceberg, make_iceberg
 
 from plumbline.server.catalog.facets import IDENTITY_FACET

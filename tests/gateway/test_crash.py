@@ -21,7 +21,7 @@ import httpx
 import pytest
 import sqlalchemy as sa
 from gateway_downstream import running_downstream
-from gateway_process import Gateway
+from server_process import Gateway
 
 from plumbline.store.engine import create_store_engine
 from plumbline.store.schema import lineage_events

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import httpx
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 
 
 class Gateway:
-    """`plumbline serve` as a subprocess on a fixed port, restartable."""
+    """`plumbline serve` as a subprocess (on the port its arguments give), restartable."""
 
     def __init__(self, args: list[str], env: dict[str, str]) -> None:
         self.args = args
@@ -43,7 +43,7 @@ class Gateway:
                     return
             except httpx.HTTPError:
                 pass
-            assert time.monotonic() < deadline, "the gateway did not become healthy"
+            assert time.monotonic() < deadline, "the server did not become healthy"
             time.sleep(0.05)
 
     def kill(self) -> None:
