@@ -9,10 +9,12 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
+import pytest
 import sqlalchemy as sa
 from server_process import Gateway
 from sqlalchemy.engine import Engine
@@ -48,53 +50,51 @@ def _children(pid: int) -> set[int]:
     return found
 
 
-def _workers_started(gateway: Gateway, count: int) -> set[int]:
+@pytest.fixture
+def two_workers(pg_engine: Engine) -> Iterator[tuple[Gateway, set[int]]]:
+    """`plumbline serve --workers 2` on a fresh PostgreSQL store, and its workers' pids."""
+    url = pg_engine.url.render_as_string(hide_password=False)
+    gateway = Gateway(["--db", url, "--port", "0", "--workers", "2"], dict(os.environ))
+    gateway.start()
+    try:
+        assert gateway.process is not None
+        deadline = time.monotonic() + 30
+        while len(workers := _children(gateway.process.pid)) < 2:
+            assert time.monotonic() < deadline, "the workers did not start"
+            time.sleep(0.1)
+        yield gateway, workers
+    finally:
+        gateway.stop()
+
+
+def test_workers_share_the_port_store_every_event_and_stop_together(
+    two_workers: tuple[Gateway, set[int]], pg_engine: Engine
+) -> None:
+    gateway, workers = two_workers
+
+    def post(index: int) -> int:
+        # a connection per request, so that requests spread over the workers
+        return httpx.post(f"{gateway.url}/api/v1/lineage", content=_event(index)).status_code
+
+    with ThreadPoolExecutor(8) as pool:
+        statuses = list(pool.map(post, range(60)))
+    assert statuses == [201] * 60
+    with pg_engine.connect() as connection:
+        stored = connection.execute(sa.text("SELECT count(*) FROM lineage_events"))
+        assert stored.scalar_one() == 60
+
     assert gateway.process is not None
-    deadline = time.monotonic() + 30
-    while len(workers := _children(gateway.process.pid)) < count:
-        assert time.monotonic() < deadline, "the workers did not start"
-        time.sleep(0.1)
-    return workers
+    gateway.process.send_signal(signal.SIGTERM)
+    assert gateway.process.wait(timeout=30) == 0
+    assert not any(Path(f"/proc/{pid}").exists() for pid in workers)
 
 
-def test_workers_share_the_port_store_every_event_and_stop_together(pg_engine: Engine) -> None:
-    url = pg_engine.url.render_as_string(hide_password=False)
-    gateway = Gateway(["--db", url, "--port", "0", "--workers", "2"], dict(os.environ))
-    gateway.start()
-    try:
-        workers = _workers_started(gateway, 2)
-
-        def post(index: int) -> int:
-            # a connection per request, so that requests spread over the workers
-            return httpx.post(f"{gateway.url}/api/v1/lineage", content=_event(index)).status_code
-
-        with ThreadPoolExecutor(8) as pool:
-            statuses = list(pool.map(post, range(60)))
-        assert statuses == [201] * 60
-        with pg_engine.connect() as connection:
-            stored = connection.execute(sa.text("SELECT count(*) FROM lineage_events"))
-            assert stored.scalar_one() == 60
-
-        assert gateway.process is not None
-        gateway.process.send_signal(signal.SIGTERM)
-        assert gateway.process.wait(timeout=30) == 0
-        assert not any(Path(f"/proc/{pid}").exists() for pid in workers)
-    finally:
-        gateway.stop()
-
-
-def test_a_worker_that_dies_stops_the_server(pg_engine: Engine) -> None:
-    url = pg_engine.url.render_as_string(hide_password=False)
-    gateway = Gateway(["--db", url, "--port", "0", "--workers", "2"], dict(os.environ))
-    gateway.start()
-    try:
-        workers = _workers_started(gateway, 2)
-        os.kill(min(workers), signal.SIGKILL)
-        assert gateway.process is not None
-        assert gateway.process.wait(timeout=30) == 1
-        assert not any(Path(f"/proc/{pid}").exists() for pid in workers)
-    finally:
-        gateway.stop()
+def test_a_worker_that_dies_stops_the_server(two_workers: tuple[Gateway, set[int]]) -> None:
+    gateway, workers = two_workers
+    os.kill(min(workers), signal.SIGKILL)
+    assert gateway.process is not None
+    assert gateway.process.wait(timeout=30) == 1
+    assert not any(Path(f"/proc/{pid}").exists() for pid in workers)
 
 
 def test_workers_on_sqlite_are_refused_with_a_clear_message(tmp_path: Path) -> None:
