@@ -21,7 +21,6 @@ from plumbline.openlineage.facets import InputField
 from plumbline.store.schema import column_dataset_edges, column_lineage_edges, dataset_fields
 from plumbline.store.write.cache import EdgeKey, EdgeSeen, FieldKey, LineageSeen
 from plumbline.store.write.context import Batch, as_utc
-from plumbline.store.write.datasets import lineage_names
 from plumbline.store.write.upsert import (
     execute_many,
     greatest,
@@ -121,7 +120,7 @@ def _collect(batch: Batch) -> tuple[_Found, _Found]:
 
 
 def _input_names(lineage: Any) -> tuple[tuple[str, str], ...]:
-    return tuple(sorted(lineage_names(lineage)))
+    return tuple(sorted(lineage.dataset_names))
 
 
 def _known(batch: Batch, output_id: int, lineage: Any, time: datetime) -> bool:

@@ -11,7 +11,6 @@ from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.engine import Connection
 
 from plumbline.openlineage import RunEvent, event_digest
-from plumbline.openlineage.memo import BoundedLRU
 from plumbline.store.schema import (
     dataset_fields,
     dataset_symlinks,
@@ -43,24 +42,8 @@ def lineage_refs(batch: Batch) -> set[Key]:
         lineage = facets.column_lineage if facets is not None else None
         if lineage is None or lineage.deleted:
             continue
-        refs.update(lineage_names(lineage))
+        refs.update(lineage.dataset_names)
     return refs
-
-
-# id(columnLineage facet) -> (the facet, the datasets it names). Parsing shares one facet object
-# between events sending the same facet bytes, so a job's runs look its names up once.
-_LINEAGE_REFS: BoundedLRU[tuple[Any, frozenset[Key]]] = BoundedLRU(max_entries=4096)
-
-
-def lineage_names(lineage: Any) -> frozenset[Key]:
-    """The datasets a columnLineage facet names (memoized per facet object)."""
-    found = _LINEAGE_REFS.get(id(lineage))
-    if found is not None and found[0] is lineage:
-        return found[1]
-    refs = {(f["namespace"], f["name"]) for o in lineage.fields.values() for f in o["inputFields"]}
-    refs.update((f["namespace"], f["name"]) for f in lineage.dataset or [])
-    _LINEAGE_REFS.put(id(lineage), (lineage, frozenset(refs)))
-    return frozenset(refs)
 
 
 def _symlinks(appearance: Appearance) -> list[tuple[str, str, str]]:
