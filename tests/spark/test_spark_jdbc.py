@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 
 pytestmark = [
     pytest.mark.spark,
@@ -29,6 +31,17 @@ def _jdbc(io: Any) -> Any:
     )
 
 
+@pytest.fixture
+def orders_table() -> Iterator[None]:
+    """The JDBC table the test writes is dropped afterwards: the shared database keeps nothing."""
+    yield
+    engine = sa.create_engine("postgresql+psycopg://postgres@127.0.0.1:5432/test")
+    with engine.begin() as connection:
+        connection.execute(sa.text("DROP TABLE IF EXISTS plumbline_spark_orders"))
+    engine.dispose()
+
+
+@pytest.mark.usefixtures("orders_table")
 def test_jdbc_output_and_input(spark: Any, captured: Any, workdir: Path) -> None:
     df = spark.createDataFrame([(1, 2.5), (2, 3.5), (3, 4.5)], "id long, amount double")
     _jdbc(df.write.mode("overwrite")).save()
