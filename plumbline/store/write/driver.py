@@ -54,7 +54,9 @@ def driver_connection(connection: Connection) -> psycopg.Connection[Any]:
 
 
 @contextmanager
-def _as_dbapi_errors(connection: Connection, sql: str) -> Iterator[None]:
+def dbapi_errors(connection: Connection, sql: str | None = None) -> Iterator[None]:
+    """The driver's errors raised in this block as SQLAlchemy's ``DBAPIError``, the connection
+    invalidated when the database dropped it (as ``Connection.execute`` would)."""
     try:
         yield
     except psycopg.Error as exc:
@@ -70,14 +72,8 @@ def _as_dbapi_errors(connection: Connection, sql: str) -> Iterator[None]:
 def fetch(connection: Connection, sql: CompiledSql, params: Mapping[str, Any]) -> list[Any]:
     """Run ``sql`` with ``params`` (added to its constants); its rows as named tuples."""
     with (
-        _as_dbapi_errors(connection, sql.sql),
+        dbapi_errors(connection, sql.sql),
         driver_connection(connection).cursor(row_factory=namedtuple_row) as cursor,
     ):
         cursor.execute(sql.sql, {**sql.constants, **params})  # type: ignore[arg-type]
         return cursor.fetchall() if cursor.description is not None else []
-
-
-def run(connection: Connection, sql: CompiledSql, params: Mapping[str, Any]) -> None:
-    """Run ``sql`` with ``params``; any rows it returns are dropped."""
-    with _as_dbapi_errors(connection, sql.sql), driver_connection(connection).cursor() as cursor:
-        cursor.execute(sql.sql, {**sql.constants, **params})  # type: ignore[arg-type]

@@ -11,12 +11,10 @@ from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import orjson
-import psycopg
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.engine import Connection
-from sqlalchemy.exc import DBAPIError
 
 from plumbline.openlineage.memo import BoundedLRU
 from plumbline.store.write import driver
@@ -73,13 +71,9 @@ def pipelined(connection: Connection) -> Iterator[None]:
     if is_sqlite_connection(connection):
         yield
         return
-    driver = connection.connection.driver_connection
-    assert isinstance(driver, psycopg.Connection)
-    try:
-        with driver.pipeline():
-            yield
-    except psycopg.Error as exc:  # raised when the pipeline syncs, outside SQLAlchemy's wrapping
-        raise DBAPIError.instance(None, None, exc, psycopg.Error) from exc
+    # errors are raised when the pipeline syncs, outside SQLAlchemy's wrapping
+    with driver.dbapi_errors(connection), driver.driver_connection(connection).pipeline():
+        yield
 
 
 def chunks(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
