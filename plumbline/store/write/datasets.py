@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.engine import Connection
 
 from plumbline.openlineage import RunEvent, event_digest
@@ -25,11 +24,13 @@ from plumbline.store.write.facets import merge_facets, merge_facets_at, time_key
 from plumbline.store.write.namespaces import source_of
 from plumbline.store.write.upsert import (
     execute_many,
+    in_key_arrays,
     insert_ignore,
     insert_returning,
     is_sqlite_connection,
-    key_filters,
+    key_arrays,
     select_in,
+    sqlite_key_filters,
     update_many,
 )
 
@@ -82,27 +83,18 @@ _VERSION_FACETS = sa.select(
 )
 
 
-def _in_key_arrays(namespace: sa.ColumnElement[Any], name: sa.ColumnElement[Any]) -> Any:
-    """(namespace, name) is one of the pairs bound as arrays ``k_0`` and ``k_1`` (PostgreSQL)."""
-    arrays = [
-        sa.func.unnest(sa.cast(sa.bindparam(key, type_=ARRAY(sa.String())), ARRAY(sa.String())))
-        for key in ("k_0", "k_1")
-    ]
-    return sa.tuple_(namespace, name).in_(sa.select(*arrays))
-
-
 # PostgreSQL: the datasets of some names and those the names are aliases of, in one statement
 _BY_NAME_AND_ALIAS = sa.union_all(
     sa.select(sa.literal_column("'n'").label("kind"), namespaces.c.name, datasets.c.name)
     .add_columns(datasets.c.id)
     .join(namespaces, datasets.c.namespace_id == namespaces.c.id)
-    .where(_in_key_arrays(namespaces.c.name, datasets.c.name)),
+    .where(in_key_arrays([namespaces.c.name, datasets.c.name])),
     sa.select(
         sa.literal_column("'a'"),
         dataset_symlinks.c.namespace,
         dataset_symlinks.c.name,
         dataset_symlinks.c.dataset_id,
-    ).where(_in_key_arrays(dataset_symlinks.c.namespace, dataset_symlinks.c.name)),
+    ).where(in_key_arrays([dataset_symlinks.c.namespace, dataset_symlinks.c.name])),
 )
 
 
@@ -127,15 +119,14 @@ def _by_name_and_alias(
     if not keys:
         return by_name, by_alias
     if not is_sqlite_connection(connection):
-        names = sorted(keys)
-        params = {"k_0": [ns for ns, _ in names], "k_1": [name for _, name in names]}
+        params = key_arrays(keys, 2)
         sql = driver.compiled(connection, _BY_NAME_AND_ALIAS)
         for kind, ns, name, dataset_id in driver.fetch(connection, sql, params):
             (by_name if kind == "n" else by_alias)[(ns, name)] = dataset_id
         return by_name, by_alias
     for name_filter, alias_filter in zip(
-        key_filters(connection, by_name_columns, keys, share=2),
-        key_filters(connection, by_alias_columns, keys, share=2),
+        sqlite_key_filters(by_name_columns, keys, share=2),
+        sqlite_key_filters(by_alias_columns, keys, share=2),
         strict=True,
     ):
         statement = sa.union_all(

@@ -40,10 +40,15 @@ def compiled(connection: Connection, statement: sa.ClauseElement) -> CompiledSql
     found = _COMPILED.get(id(statement))
     if found is not None and found[0] is statement:
         return found[1]
-    result = statement.compile(dialect=connection.dialect)
-    sql = CompiledSql(result.string, dict(result.params))
+    sql = compile_sql(connection, statement)
     _COMPILED.put(id(statement), (statement, sql))
     return sql
+
+
+def compile_sql(connection: Connection, statement: sa.ClauseElement) -> CompiledSql:
+    """``statement`` compiled for the connection's dialect (for callers that keep the result)."""
+    result = statement.compile(dialect=connection.dialect)
+    return CompiledSql(result.string, dict(result.params))
 
 
 def driver_connection(connection: Connection) -> psycopg.Connection[Any]:

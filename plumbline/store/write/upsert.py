@@ -5,6 +5,7 @@ The same statements run on SQLite and PostgreSQL; only these helpers know the di
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -108,16 +109,13 @@ def insert_returning(
     if not rows:
         return []
     if is_sqlite_connection(connection):
-        statement = _SQLITE_RETURNING.get((table.name, conflict.__code__))
-        if statement is None:
-            statement = conflict(sqlite.insert(table))
-            _SQLITE_RETURNING[(table.name, conflict.__code__)] = statement
-        return connection.execute(statement, rows).all()
+        return connection.execute(_sqlite_insert(table, conflict), rows).all()
     return execute_many(connection, table, rows, conflict) or []
 
 
-# (table, conflict clause's code) -> the SQLite statement of insert_returning
-_SQLITE_RETURNING: dict[tuple[str, Any], Any] = {}
+@functools.cache
+def _sqlite_insert(table: sa.Table, conflict: Callable[[Any], Any]) -> Any:
+    return conflict(sqlite.insert(table))
 
 
 def select_in(
@@ -131,17 +129,12 @@ def select_in(
     the statements a write runs often once) and run on the driver."""
     if is_sqlite_connection(connection):
         rows: list[Any] = []
-        for condition in key_filters(connection, columns, keys):
+        for condition in sqlite_key_filters(columns, keys):
             rows.extend(connection.execute(statement.where(condition)).all())
         return rows
-    key_list = sorted(set(keys))  # type: ignore[type-var]
-    if not key_list:
+    params = key_arrays(keys, len(columns))
+    if not params:
         return []
-    params = (
-        {"k_0": key_list}
-        if len(columns) == 1
-        else {f"k_{i}": list(values) for i, values in enumerate(zip(*key_list, strict=True))}
-    )
     return driver.fetch(connection, _filtered(connection, statement, columns), params)
 
 
@@ -157,59 +150,46 @@ def _filtered(
     found = _FILTERED.get(key)
     if found is not None and found[0] is statement:
         return found[2]
+    sql = driver.compile_sql(connection, statement.where(in_key_arrays(columns)))
+    _FILTERED.put(key, (statement, key[1], sql))
+    return sql
+
+
+def in_key_arrays(columns: Sequence[sa.ColumnElement[Any]]) -> sa.ColumnElement[bool]:
+    """PostgreSQL: ``columns`` match a row of the arrays bound as ``k_0``, ``k_1``… (one array
+    parameter per column, whatever the number of keys: PostgreSQL plans an IN list of thousands
+    of parameters slowly). :func:`key_arrays` makes the parameters."""
     arrays = []
     for i, column in enumerate(columns):
         array = ARRAY(_plain_type(column))
         arrays.append(sa.func.unnest(sa.cast(sa.bindparam(f"k_{i}", type_=array), array)))
     target = columns[0] if len(columns) == 1 else sa.tuple_(*columns)
-    sql = driver.compiled(connection, statement.where(target.in_(sa.select(*arrays))))
-    _FILTERED.put(key, (statement, key[1], sql))
-    return sql
+    return target.in_(sa.select(*arrays))
 
 
-def key_filters(
-    connection: Connection,
+def key_arrays(keys: Iterable[tuple[Any, ...]] | Iterable[Any], width: int) -> dict[str, list[Any]]:
+    """The parameters of :func:`in_key_arrays` for ``keys`` (tuples of ``width`` values, or
+    plain values when ``width`` is 1), sorted and distinct; empty for no keys."""
+    key_list = sorted(set(keys))  # type: ignore[type-var]
+    if not key_list:
+        return {}
+    if width == 1:
+        return {"k_0": key_list}
+    return {f"k_{i}": list(values) for i, values in enumerate(zip(*key_list, strict=True))}
+
+
+def sqlite_key_filters(
     columns: Sequence[sa.ColumnElement[Any]],
     keys: Iterable[tuple[Any, ...]] | Iterable[Any],
     share: int = 1,
 ) -> list[sa.ColumnElement[bool]]:
-    """Conditions "``columns`` match one of ``keys``", one per statement to run: a single one
-    on PostgreSQL, one per chunk of keys on SQLite (whose statements may use ``1/share`` of the
-    parameter limit each). The same keys give chunks in the same order."""
+    """SQLite: conditions "``columns`` match one of ``keys``", one per chunk of keys, each
+    statement using at most ``1/share`` of the parameter limit. The same keys give chunks in
+    the same order."""
     key_list = sorted(set(keys))  # type: ignore[type-var]
-    if not key_list:
-        return []
     width = len(columns)
-    if not is_sqlite_connection(connection):
-        # one array parameter per column, whatever the number of keys: PostgreSQL plans an
-        # IN list of thousands of parameters slowly, and the driver parses every such query
-        values = (
-            [key_list] if width == 1 else [list(column) for column in zip(*key_list, strict=True)]
-        )
-        arrays = [
-            sa.func.unnest(
-                sa.cast(
-                    sa.bindparam(f"k_{i}", value=vals, type_=ARRAY(_plain_type(col)), unique=True),
-                    ARRAY(_plain_type(col)),
-                )
-            )
-            for i, (col, vals) in enumerate(zip(columns, values, strict=True))
-        ]
-        target = columns[0] if width == 1 else sa.tuple_(*columns)
-        return [target.in_(sa.select(*arrays))]
     target = columns[0] if width == 1 else sa.tuple_(*columns)
     return [target.in_(chunk) for chunk in chunks(key_list, max(1, MAX_PARAMS // width // share))]
-
-
-def member_of(
-    connection: Connection, column: sa.ColumnElement[Any], values: Iterable[Any]
-) -> sa.ColumnElement[bool]:
-    """``column`` is one of ``values``: one array parameter on PostgreSQL, an IN list on SQLite."""
-    listed = sorted(set(values))
-    if is_sqlite_connection(connection):
-        return column.in_(listed)
-    array = ARRAY(_plain_type(column))
-    return column == sa.any_(sa.cast(sa.bindparam(None, value=listed, type_=array), array))
 
 
 def _plain_type(column: sa.ColumnElement[Any]) -> Any:
