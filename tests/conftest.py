@@ -128,6 +128,16 @@ class LiveServer:
     def lineage_url(self) -> str:
         return f"{self.url}/api/v1/lineage"
 
+    def settle(self, timeout: float = 30.0) -> None:
+        """Wait until the server has normalized every event it accepted: reads through its API
+        wait by themselves; a test that reads the database directly calls this first."""
+        from plumbline.server.fresh_reads import wait_until_normalized
+        from plumbline.store.write import writer_for
+
+        engine = self.app.state.engine  # type: ignore[attr-defined]
+        left = wait_until_normalized(engine, writer_for(engine), timeout)
+        assert left == 0, f"{left} events still pending after {timeout} s"
+
 
 @pytest.fixture
 def make_server(db_url: str) -> Iterator[Callable[..., LiveServer]]:

@@ -14,6 +14,7 @@ from plumbline.server import forwarding, health, ingest, metrics
 from plumbline.server.api import routers as read_api_routers
 from plumbline.server.catalog import routes as catalog_routes
 from plumbline.server.errors import install_error_handlers
+from plumbline.server.fresh_reads import FreshReads
 from plumbline.server.settings import ServerSettings
 from plumbline.store.engine import create_store_engine
 from plumbline.store.migrate import upgrade
@@ -25,12 +26,14 @@ logger = logging.getLogger(__name__)
 def create_app(settings: ServerSettings) -> FastAPI:
     """Build the server for ``settings``: opens the store and migrates it to the newest schema."""
     engine = create_store_engine(settings.db_url)
-    if settings.store:
-        writer_for(engine)  # its settings (PLUMBLINE_WRITER_THREADS) are checked before anything
+    # its settings (PLUMBLINE_WRITER_THREADS) are checked before anything
+    writer = writer_for(engine) if settings.store else None
     upgrade(engine)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if writer is not None:
+            writer.normalizer.start()  # events an earlier process left pending
         async with forwarding.background_worker(app):
             yield
         engine.dispose()
@@ -44,6 +47,8 @@ def create_app(settings: ServerSettings) -> FastAPI:
     app.state.settings = settings
     app.state.engine = engine
     install_error_handlers(app)
+    if writer is not None:
+        app.add_middleware(FreshReads, engine=engine, writer=writer)
     app.include_router(health.router)
     app.include_router(ingest.router)
     for router in read_api_routers:

@@ -177,7 +177,7 @@ def ingest_body(
         )
 
     if settings.store:
-        result = writer_for(engine).write(accepted, token_name=principal.name, on_stored=queue)
+        result = writer_for(engine).accept(accepted, token_name=principal.name, on_stored=queue)
         stored, duplicates = len(result.stored), result.duplicates
     else:
         with engine.begin() as connection:

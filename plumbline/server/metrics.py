@@ -1,8 +1,9 @@
-"""`/metrics` in Prometheus format: ingest counts, rejects, outbox lag, dead letters.
+"""`/metrics` in Prometheus format: ingest counts, rejects, normalization backlog and failures,
+outbox lag, dead letters.
 
 Ingest and delivery counters live in this process (they restart at zero, as Prometheus counters
-may); outbox gauges are read from the outbox table at scrape time, so they survive restarts and
-agree across servers sharing a database.
+may); normalization and outbox gauges are read from the database at scrape time, so they survive
+restarts and agree across servers sharing a database.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
 from plumbline.openlineage.urls import redact_url
+from plumbline.store.write.normalizer import normalization_backlog
 
 router = APIRouter(tags=["metrics"])
 
@@ -85,10 +87,37 @@ class _OutboxCollector:
         yield from families.values()
 
 
+class _NormalizationCollector:
+    """Events stored but not (yet) in the lineage tables, read at scrape time."""
+
+    def __init__(self, request: Request) -> None:
+        self._request = request
+
+    def collect(self) -> Iterator[Metric]:
+        with self._request.app.state.engine.connect() as connection:
+            backlog = normalization_backlog(connection)
+        pending = GaugeMetricFamily(
+            "plumbline_normalize_pending", "Events stored, waiting to be normalized."
+        )
+        pending.add_metric([], backlog.pending)
+        failed = GaugeMetricFamily(
+            "plumbline_normalize_failed",
+            "Events stored that could not be normalized (kept, with the error, in pending_events).",
+        )
+        failed.add_metric([], backlog.failed)
+        lag = GaugeMetricFamily(
+            "plumbline_normalize_lag_seconds",
+            "Age of the oldest event waiting to be normalized (0 when none is).",
+        )
+        lag.add_metric([], backlog.lag_seconds)
+        yield from (pending, failed, lag)
+
+
 @router.get("/metrics", include_in_schema=False)
 def metrics(request: Request) -> Response:
     """Prometheus text exposition of this server's metrics."""
     scrape = CollectorRegistry(auto_describe=False)
     scrape.register(_OutboxCollector(request))  # type: ignore[arg-type]
+    scrape.register(_NormalizationCollector(request))  # type: ignore[arg-type]
     body = generate_latest(_registry) + generate_latest(scrape)
     return Response(body, media_type=CONTENT_TYPE_LATEST)

@@ -330,6 +330,25 @@ lineage_events = sa.Table(
     sa.Index(None, "received_at"),
 )
 
+# Raw events stored but not yet normalized into the lineage tables: the ingestion endpoint answers
+# once an event is here (durably, in the same transaction as its raw row), and a background
+# normalizer moves it into the lineage tables, deleting its row in the same transaction. An event
+# that could not be normalized keeps its row with ``failed_at`` and ``error`` set.
+pending_events = sa.Table(
+    "pending_events",
+    metadata,
+    sa.Column(
+        "event_id",
+        BigId,
+        sa.ForeignKey("lineage_events.id", ondelete="CASCADE"),
+        primary_key=True,
+        autoincrement=False,
+    ),
+    sa.Column("received_at", Timestamp, nullable=False),
+    sa.Column("failed_at", Timestamp, nullable=True),
+    sa.Column("error", sa.Text, nullable=True),
+)
+
 tags = sa.Table(
     "tags",
     metadata,

@@ -280,6 +280,7 @@ def test_visibility_helpers_select_the_namespaces_jobs_and_the_datasets_they_tou
     b["inputs"] = [{"namespace": "file", "name": "/data/shared"}, {"namespace": "file", "name": "/data/b_only"}]
     for event in (a, b):
         assert httpx.post(f"{server.url}/api/v1/lineage", json=event).status_code == 201
+    server.settle()
     limited = Principal(name="t", scope="read", namespaces=frozenset({"team_a"}))
     everyone = Principal(name="root", scope="admin")
     engine = create_store_engine(db_url)

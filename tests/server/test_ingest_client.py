@@ -146,6 +146,7 @@ def test_official_client_events_are_stored(
     for event in _events(run_id, parent_id):
         client.emit(event)  # raises on any non-2xx answer
 
+    live_server.settle()
     assert count(live_server.db_url, "lineage_events") == 4
     engine = create_store_engine(live_server.db_url)
     try:

@@ -1,4 +1,5 @@
-"""Raw events: stored as received, one row per distinct event (the digest makes re-posts no-ops)."""
+"""Raw events: stored as received, one row per distinct event (the digest makes re-posts no-ops),
+each new one marked pending until the normalizer has written it into the lineage tables."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from plumbline.openlineage import ParsedEvent, RunEvent
-from plumbline.store.schema import lineage_events
+from plumbline.store.schema import lineage_events, pending_events
 from plumbline.store.write.context import as_utc
 from plumbline.store.write.upsert import execute_many, insert, is_sqlite_connection
 
@@ -19,10 +20,11 @@ def store_raw_events(
     connection: Connection,
     requests: list[tuple[list[ParsedEvent], str | None]],
     now: datetime,
-) -> list[list[ParsedEvent]]:
+) -> list[list[tuple[int, ParsedEvent]]]:
     """Insert the events (of each request: its events and its token's name) not stored before,
-    in one statement; return, per request, those it stored (duplicates, in the request, in an
-    earlier request of the same write or in the store, are left out)."""
+    in one statement, and mark them pending; return, per request, those it stored with their
+    ``lineage_events.id`` (duplicates, in the request, in an earlier request of the same write
+    or in the store, are left out)."""
     owner: dict[str, int] = {}  # digest -> the first request that sent it
     unique: dict[str, ParsedEvent] = {}
     for index, (events, _token) in enumerate(requests):
@@ -36,15 +38,21 @@ def store_raw_events(
         _row(parsed, requests[owner[digest]][1], now) for digest, parsed in sorted(unique.items())
     ]
     stored = _insert(connection, rows)
-    per_request: list[list[ParsedEvent]] = [[] for _ in requests]
+    if stored:
+        execute_many(
+            connection,
+            pending_events,
+            [{"event_id": event_id, "received_at": now} for event_id in sorted(stored.values())],
+        )
+    per_request: list[list[tuple[int, ParsedEvent]]] = [[] for _ in requests]
     for digest, parsed in unique.items():
         if digest in stored:
-            per_request[owner[digest]].append(parsed)
+            per_request[owner[digest]].append((stored[digest], parsed))
     return per_request
 
 
-def _insert(connection: Connection, rows: list[dict[str, Any]]) -> set[str]:
-    """Insert the rows, skipping known digests; the digests inserted."""
+def _insert(connection: Connection, rows: list[dict[str, Any]]) -> dict[str, int]:
+    """Insert the rows, skipping known digests; the ids of the digests inserted."""
     if not is_sqlite_connection(connection):
         # one statement whatever the number of rows; the payload, JSON already, is embedded in
         # the rows' JSON as it is (not as a string to parse twice)
@@ -52,7 +60,7 @@ def _insert(connection: Connection, rows: list[dict[str, Any]]) -> set[str]:
             row["payload"] = orjson.Fragment(row["payload"])
         inserted = execute_many(connection, lineage_events, rows, _returning_digests)
         assert inserted is not None
-        return {row.digest for row in inserted}
+        return {row.digest: row.id for row in inserted}
     for row in rows:
         row["payload"] = row["payload"].decode()
     values: dict[str, Any] = {name: sa.bindparam(name) for name in rows[0]}
@@ -61,14 +69,14 @@ def _insert(connection: Connection, rows: list[dict[str, Any]]) -> set[str]:
         insert(connection, lineage_events)
         .values(values)
         .on_conflict_do_nothing(index_elements=["digest"])
-        .returning(lineage_events.c.digest)
+        .returning(lineage_events.c.digest, lineage_events.c.id)
     )
-    return set(connection.execute(statement, rows).scalars().all())
+    return {row.digest: row.id for row in connection.execute(statement, rows)}
 
 
 def _returning_digests(statement: Any) -> Any:
     return statement.on_conflict_do_nothing(index_elements=["digest"]).returning(
-        lineage_events.c.digest
+        lineage_events.c.digest, lineage_events.c.id
     )
 
 

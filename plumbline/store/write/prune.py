@@ -1,6 +1,7 @@
 """Pruning the per-run facts that grow with use: raw events and finished runs older than a date.
 
-Lineage itself (datasets, jobs, fields, edges) is never pruned. A run is kept while it is its job's
+Lineage itself (datasets, jobs, fields, edges) is never pruned, nor is a raw event still waiting
+for normalization (one that failed goes, with its failure). A run is kept while it is its job's
 latest run; the dataset versions a pruned run wrote go with it unless a dataset still points at
 them as its current version.
 """
@@ -12,7 +13,14 @@ from datetime import datetime
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from plumbline.store.schema import dataset_versions, datasets, jobs, lineage_events, runs
+from plumbline.store.schema import (
+    dataset_versions,
+    datasets,
+    jobs,
+    lineage_events,
+    pending_events,
+    runs,
+)
 
 
 def prune(engine: Engine, before: datetime, *, dry_run: bool = False) -> dict[str, int]:
@@ -23,8 +31,11 @@ def prune(engine: Engine, before: datetime, *, dry_run: bool = False) -> dict[st
     the counts are exact and nothing changes.
     """
     with engine.connect() as connection, connection.begin() as transaction:
+        waiting = sa.select(pending_events.c.event_id).where(pending_events.c.failed_at.is_(None))
         events = connection.execute(
-            sa.delete(lineage_events).where(lineage_events.c.received_at < before)
+            sa.delete(lineage_events)
+            .where(lineage_events.c.received_at < before)
+            .where(lineage_events.c.id.not_in(waiting))
         ).rowcount
         latest = sa.select(jobs.c.latest_run_uuid).where(jobs.c.latest_run_uuid.is_not(None))
         doomed = (

@@ -1,47 +1,48 @@
 """The single entry point of the write path: writer threads per store, group commit.
 
-Every write request (one HTTP request's events) is queued to one of the store's writer threads
-(lanes): one on SQLite, its single writer; two on PostgreSQL by default
-(``PLUMBLINE_WRITER_THREADS``), where a write locks only the rows it changes, so that one lane's
-Python work overlaps the other's time in the database. A request goes to the lane of its first
-event's job: a run's START and COMPLETE, sent by different clients at once, are then grouped
-into one transaction instead of two waiting on each other's locks. A lane takes whatever
-requests are waiting (up to ``MAX_GROUP_EVENTS`` events) and writes them in one transaction:
-many small requests cost about what one batch costs. Each request still gets its own result
-and its own ``on_stored`` call inside the transaction. If a group fails, its requests are retried
-one by one, so one bad request never takes others down; PostgreSQL deadlocks and serialization
-failures are retried. The writer's cache (:mod:`plumbline.store.write.cache`) learns what each
-committed group stored.
+A write is two steps. **Accepting** stores the raw events and marks the new ones pending, in
+one short transaction; then the events go to the store's :class:`~.normalizer.Normalizer`,
+which writes them into the lineage tables in the background, in groups as large as its
+backlog. ``POST /api/v1/lineage`` answers once its events are accepted
+(:meth:`StoreWriter.accept`); :meth:`StoreWriter.write` also waits for their normalization.
+Reads of the API wait for the events accepted before them (:mod:`plumbline.server.fresh_reads`).
+
+Accepting runs on the store's writer threads (lanes): one on SQLite, two on PostgreSQL by
+default (``PLUMBLINE_WRITER_THREADS``). A request goes to the lane of its first event's job. A
+lane takes whatever requests are waiting (up to ``MAX_GROUP_EVENTS`` events) and stores them in
+one transaction: many small requests cost about what one batch costs. Each request still gets
+its own result and its own ``on_stored`` call inside the transaction. If a group fails, its
+requests are retried one by one, so one bad request never takes others down; PostgreSQL
+deadlocks and serialization failures are retried. On SQLite, lanes and normalizer take turns
+(one write at a time), as SQLite has a single writer.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import queue
 import threading
-import time
 import weakref
 import zlib
 from collections.abc import Callable
 from concurrent.futures import Future
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.exc import DBAPIError
 
 from plumbline.openlineage import ParsedEvent
 from plumbline.store.errors import StoreError
 from plumbline.store.write.cache import WriteCache
 from plumbline.store.write.events import store_raw_events
-from plumbline.store.write.normalize import normalize
+from plumbline.store.write.normalizer import Item, Normalizer
+from plumbline.store.write.transactions import KeptConnection, with_retries
 
 logger = logging.getLogger(__name__)
 
-# PostgreSQL SQLSTATEs worth retrying: deadlock_detected, serialization_failure
-_RETRYABLE = {"40P01", "40001"}
-MAX_ATTEMPTS = 5
 MAX_GROUP_EVENTS = 1000
 IDLE_SECONDS = (
     10.0  # the writer thread ends after this long without work (a new one starts on demand)
@@ -63,31 +64,8 @@ class _Request:
     events: list[ParsedEvent]
     token_name: str | None
     on_stored: OnStored | None
-    future: Future[WriteResult] = field(default_factory=Future)
-
-
-class _KeptConnection:
-    """A writer thread's own connection, kept while it has work: no pool checkout and no
-    pre-ping round trip per transaction; replaced when the database dropped it."""
-
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
-        self._connection: Connection | None = None
-
-    def get(self) -> Connection:
-        connection = self._connection
-        if connection is None or connection.closed or connection.invalidated:
-            self.close()
-            connection = self._connection = self.engine.connect()
-        return connection
-
-    def close(self) -> None:
-        connection, self._connection = self._connection, None
-        if connection is not None:
-            try:
-                connection.close()
-            except Exception:  # closing a broken connection: nothing left to release
-                logger.debug("closing a writer's connection failed", exc_info=True)
+    wait_normalized: bool
+    future: Future[tuple[WriteResult, Future[None] | None]] = field(default_factory=Future)
 
 
 class _Lane:
@@ -106,6 +84,30 @@ class StoreWriter:
         self.engine = engine
         self._lanes = [_Lane() for _ in range(threads or default_writer_threads(engine))]
         self.cache = WriteCache()
+        self._write_lock: Callable[[], AbstractContextManager[object]]
+        if engine.dialect.name == "sqlite":
+            single_writer = threading.Lock()
+            self._write_lock = lambda: single_writer
+        else:
+            self._write_lock = contextlib.nullcontext
+        self.normalizer = Normalizer(engine, self.cache, self._write_lock)
+
+    def accept(
+        self,
+        events: list[ParsedEvent],
+        *,
+        token_name: str | None = None,
+        on_stored: OnStored | None = None,
+    ) -> WriteResult:
+        """Store ``events`` raw in one transaction (duplicates are skipped) and queue the new
+        ones for normalization; returns once they are stored.
+
+        ``on_stored(connection, stored)`` runs inside the same transaction (e.g. to queue the
+        events for forwarding), so either everything is stored or nothing. Blocks until done;
+        raises what the write raised.
+        """
+        result, _ = self._submit(events, token_name, on_stored, wait_normalized=False)
+        return result
 
     def write(
         self,
@@ -114,13 +116,21 @@ class StoreWriter:
         token_name: str | None = None,
         on_stored: OnStored | None = None,
     ) -> WriteResult:
-        """Store ``events`` (raw and normalized) in one transaction; duplicates are skipped.
+        """:meth:`accept` ``events`` and wait until they are normalized too; raises
+        :class:`~.normalizer.NormalizeError` when some could not be (they stay stored)."""
+        result, normalized = self._submit(events, token_name, on_stored, wait_normalized=True)
+        if normalized is not None:
+            normalized.result()
+        return result
 
-        ``on_stored(connection, stored)`` runs inside the same transaction (e.g. to queue the
-        events for forwarding), so either everything is written or nothing. Blocks until done;
-        raises what the write raised.
-        """
-        request = _Request(list(events), token_name, on_stored)
+    def _submit(
+        self,
+        events: list[ParsedEvent],
+        token_name: str | None,
+        on_stored: OnStored | None,
+        wait_normalized: bool,
+    ) -> tuple[WriteResult, Future[None] | None]:
+        request = _Request(list(events), token_name, on_stored, wait_normalized)
         lane = self._lanes[_lane_of(request.events, len(self._lanes))]
         lane.queue.put(request)
         with lane.lock:
@@ -132,7 +142,7 @@ class StoreWriter:
         return request.future.result()
 
     def _run(self, lane: _Lane) -> None:
-        kept = _KeptConnection(self.engine)
+        kept = KeptConnection(self.engine)
         while True:
             try:
                 first = lane.queue.get(timeout=IDLE_SECONDS)
@@ -154,9 +164,9 @@ class StoreWriter:
                 size += len(request.events)
             self._serve(group, kept)
 
-    def _serve(self, group: list[_Request], kept: _KeptConnection) -> None:
+    def _serve(self, group: list[_Request], kept: KeptConnection) -> None:
         try:
-            results = self._with_retries(group, kept)
+            stored = with_retries(lambda connection: self._store_group(group, connection), kept)
         except Exception as exc:
             if len(group) == 1:
                 group[0].future.set_exception(exc)
@@ -167,44 +177,25 @@ class StoreWriter:
             for request in group:
                 self._serve([request], kept)
             return
-        for request, result in zip(group, results, strict=True):
-            request.future.set_result(result)
+        for request, items in zip(group, stored, strict=True):
+            normalized: Future[None] | None = Future() if request.wait_normalized else None
+            self.normalizer.submit(items, normalized)
+            result = WriteResult(
+                stored=[parsed for _, parsed in items],
+                duplicates=len(request.events) - len(items),
+            )
+            request.future.set_result((result, normalized))
 
-    def _with_retries(self, group: list[_Request], kept: _KeptConnection) -> list[WriteResult]:
-        for attempt in range(1, MAX_ATTEMPTS + 1):
-            try:
-                return self._write_group(group, kept.get())
-            except DBAPIError as exc:
-                if exc.connection_invalidated:
-                    # the kept connection went away (database restart): a new one, once
-                    kept.close()
-                    if attempt == 1:
-                        continue
-                    raise
-                code = getattr(exc.orig, "sqlstate", None)
-                if code not in _RETRYABLE or attempt == MAX_ATTEMPTS:
-                    raise
-                logger.info("write conflict (%s), retrying (attempt %d)", code, attempt)
-                time.sleep(0.01 * attempt)
-        raise AssertionError("unreachable")
-
-    def _write_group(self, group: list[_Request], connection: Connection) -> list[WriteResult]:
+    def _store_group(self, group: list[_Request], connection: Connection) -> list[list[Item]]:
         now = datetime.now(UTC)
-        with connection.begin():
+        with self._write_lock(), connection.begin():
             stored = store_raw_events(
                 connection, [(request.events, request.token_name) for request in group], now
             )
-            learned = normalize(
-                connection, [event for events in stored for event in events], self.cache
-            )
-            for request, events in zip(group, stored, strict=True):
-                if request.on_stored is not None and events:
-                    request.on_stored(connection, events)
-        self.cache.learn(learned)  # only what committed
-        return [
-            WriteResult(stored=events, duplicates=len(request.events) - len(events))
-            for request, events in zip(group, stored, strict=True)
-        ]
+            for request, items in zip(group, stored, strict=True):
+                if request.on_stored is not None and items:
+                    request.on_stored(connection, [parsed for _, parsed in items])
+        return stored
 
 
 def _lane_of(events: list[ParsedEvent], lanes: int) -> int:

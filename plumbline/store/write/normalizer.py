@@ -1,0 +1,312 @@
+"""The background normalizer: moves pending raw events into the lineage tables.
+
+Ingestion answers once an event is stored raw and marked pending (:mod:`.events`). The writer
+then hands the parsed events to this thread, which takes whatever has queued up (up to
+``MAX_GROUP_EVENTS``) and, in one transaction per group, claims the events (deletes their
+pending rows: one already gone was done by another process) and normalizes them. Groups are as
+large as the backlog, so the fixed cost of a write (its twenty-odd statements) is shared by many
+events when events arrive faster than they are written, which is when it matters.
+
+Failures lose nothing. Deadlocks and serialization failures are retried. When the database is
+unreachable the events stay pending in the database and are picked up again later. Any other
+error splits the group in halves until the event that fails is alone; that event keeps its raw
+row and its pending row, marked with ``failed_at`` and the error, and every other event goes on.
+Pending rows that no thread is working on (a process that stopped) are picked up from the
+database when the thread starts and whenever it has nothing queued.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import queue
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import DBAPIError, OperationalError
+
+from plumbline.openlineage import EventValidationError, ParsedEvent, parse_event
+from plumbline.store.errors import StoreError
+from plumbline.store.schema import lineage_events, pending_events
+from plumbline.store.write.cache import WriteCache
+from plumbline.store.write.normalize import normalize
+from plumbline.store.write.transactions import KeptConnection, with_retries
+from plumbline.store.write.upsert import is_sqlite_connection
+
+logger = logging.getLogger(__name__)
+
+MAX_GROUP_EVENTS = 2000
+RECOVER_SECONDS = 2.0  # with nothing queued this long, look for pending rows nobody works on
+IDLE_SECONDS = 10.0  # the thread ends after this long without work (a new one starts on demand)
+RECOVER_BATCH = 500
+
+Item = tuple[int, ParsedEvent]  # (lineage_events.id, the event)
+
+
+class NormalizeError(StoreError):
+    """Events were stored but could not be normalized; they are kept, marked failed."""
+
+
+@dataclass
+class _Work:
+    items: list[Item]
+    done: Future[None] | None = field(default=None)
+
+
+class Normalizer:
+    """One store's normalizer thread (started on demand, ended when idle)."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        cache: WriteCache,
+        write_lock: Callable[[], AbstractContextManager[object]],
+    ) -> None:
+        self.engine = engine
+        self.cache = cache
+        self._write_lock = write_lock  # SQLite's single writer: one write at a time
+        self._queue: queue.SimpleQueue[_Work] = queue.SimpleQueue()
+        self._running = False
+        self._lock = threading.Lock()
+
+    def submit(self, items: list[Item], done: Future[None] | None = None) -> None:
+        """Normalize ``items`` (stored and pending); ``done`` completes once they are, with a
+        :class:`NormalizeError` if any could not be."""
+        if items:
+            self._queue.put(_Work(items, done))
+        elif done is not None:
+            done.set_result(None)
+        self.start()
+
+    def start(self) -> None:
+        """Make sure the thread runs (it first picks up what is pending in the database)."""
+        with self._lock:
+            if not self._running:
+                self._running = True
+                threading.Thread(target=self._run, name="plumbline-normalizer", daemon=True).start()
+
+    def _run(self) -> None:
+        kept = KeptConnection(self.engine)
+        idle_since = datetime.now(UTC)
+        recover_before: datetime | None = idle_since  # at start: whatever is pending
+        while True:
+            try:
+                first = self._queue.get(timeout=RECOVER_SECONDS)
+            except queue.Empty:
+                now = datetime.now(UTC)
+                before = recover_before or now - timedelta(seconds=RECOVER_SECONDS)
+                if self._recover_logged(kept, before):
+                    idle_since, recover_before = now, None
+                    continue
+                recover_before = None
+                if now - idle_since < timedelta(seconds=IDLE_SECONDS):
+                    continue
+                with self._lock:
+                    if self._queue.empty():
+                        self._running = False
+                        kept.close()
+                        return
+                continue
+            group = [first]
+            size = len(first.items)
+            while size < MAX_GROUP_EVENTS:
+                try:
+                    work = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                group.append(work)
+                size += len(work.items)
+            self._serve(group, kept)
+            idle_since = datetime.now(UTC)
+
+    def _serve(self, group: list[_Work], kept: KeptConnection) -> None:
+        try:
+            failed = self._normalize([item for work in group for item in work.items], kept)
+        except Exception as exc:  # the database is out of reach: the events stay pending
+            logger.warning("normalizing %d events failed, left pending: %s", len(group), exc)
+            for work in group:
+                if work.done is not None:
+                    work.done.set_exception(exc)
+            return
+        for work in group:
+            if work.done is None:
+                continue
+            errors = [failed[event_id] for event_id, _ in work.items if event_id in failed]
+            if errors:
+                work.done.set_exception(
+                    NormalizeError(f"{len(errors)} event(s) could not be normalized: {errors[0]}")
+                )
+            else:
+                work.done.set_result(None)
+
+    def _normalize(self, items: list[Item], kept: KeptConnection) -> dict[int, str]:
+        """Normalize ``items``, splitting around the ones that fail; those ones' errors by id.
+        Raises when the database itself failed (nothing is marked then)."""
+        try:
+            with_retries(lambda connection: self._write(connection, items), kept)
+            return {}
+        except OperationalError:
+            raise  # the database, not the events
+        except DBAPIError as exc:
+            if exc.connection_invalidated:
+                raise
+            problem: Exception = exc
+        except Exception as exc:  # a bug meeting an unusual event: keep it, report it
+            problem = exc
+        if len(items) > 1:
+            half = len(items) // 2
+            return self._normalize(items[:half], kept) | self._normalize(items[half:], kept)
+        event_id = items[0][0]
+        message = f"{type(problem).__name__}: {problem}"
+        logger.error(
+            "event %d could not be normalized (kept, marked failed): %s", event_id, message
+        )
+        self._mark_failed(kept, event_id, message)
+        return {event_id: message}
+
+    def _write(self, connection: Connection, items: list[Item]) -> None:
+        with self._write_lock(), connection.begin():
+            claimed = claim(connection, [event_id for event_id, _ in items])
+            learned = normalize(
+                connection,
+                [parsed for event_id, parsed in items if event_id in claimed],
+                self.cache,
+            )
+        self.cache.learn(learned)  # only what committed
+
+    def _mark_failed(self, kept: KeptConnection, event_id: int, message: str) -> None:
+        def mark(connection: Connection) -> None:
+            with self._write_lock(), connection.begin():
+                connection.execute(
+                    sa.update(pending_events)
+                    .where(pending_events.c.event_id == event_id)
+                    .values(failed_at=datetime.now(UTC), error=message[:4000])
+                )
+
+        with_retries(mark, kept)
+
+    def _recover_logged(self, kept: KeptConnection, before: datetime) -> bool:
+        """:meth:`_recover`; a failure (the database out of reach) is logged, not raised: the
+        events stay pending and the next look finds them."""
+        try:
+            return self._recover(kept, before)
+        except Exception as exc:
+            kept.close()
+            logger.warning("looking for pending events failed: %s", exc)
+            return False
+
+    def _recover(self, kept: KeptConnection, before: datetime) -> bool:
+        """Normalize pending events received before ``before`` that nobody is working on (read
+        back from their raw rows); whether there were any."""
+        rows = with_retries(lambda connection: _orphans(connection, before), kept)
+        if not rows:
+            return False
+        logger.info("normalizing %d pending events left by an earlier process", len(rows))
+        items: list[Item] = []
+        for row in rows:
+            try:
+                parsed = parse_event(row.payload)
+            except EventValidationError as exc:
+                self._mark_failed(kept, row.event_id, f"the stored event no longer parses: {exc}")
+                continue
+            items.append((row.event_id, dataclasses.replace(parsed, digest=row.digest)))
+        if items:
+            self._normalize(items, kept)
+        return True
+
+
+def claim(connection: Connection, event_ids: list[int]) -> set[int]:
+    """Delete the pending rows of ``event_ids`` not marked failed; the ids deleted (the events
+    this transaction normalizes: a row another process deleted first is skipped, and on
+    PostgreSQL its delete waits for that process's transaction to end)."""
+    table = pending_events
+    if is_sqlite_connection(connection):
+        claimed: set[int] = set()
+        for start in range(0, len(event_ids), 500):
+            chunk = event_ids[start : start + 500]
+            claimed.update(
+                connection.execute(
+                    sa.delete(table)
+                    .where(table.c.event_id.in_(chunk), table.c.failed_at.is_(None))
+                    .returning(table.c.event_id)
+                ).scalars()
+            )
+        return claimed
+    return set(connection.execute(_CLAIM, {"ids": sorted(event_ids)}).scalars())
+
+
+_CLAIM = (
+    sa.delete(pending_events)
+    .where(
+        pending_events.c.event_id
+        == sa.func.any(sa.bindparam("ids", type_=postgresql.ARRAY(sa.BigInteger))),
+        pending_events.c.failed_at.is_(None),
+    )
+    .returning(pending_events.c.event_id)
+)
+
+
+def _orphans(connection: Connection, before: datetime) -> list[sa.Row[tuple[int, object, str]]]:
+    with connection.begin():
+        return list(
+            connection.execute(
+                sa.select(
+                    pending_events.c.event_id, lineage_events.c.payload, lineage_events.c.digest
+                )
+                .join(lineage_events, lineage_events.c.id == pending_events.c.event_id)
+                .where(pending_events.c.failed_at.is_(None), pending_events.c.received_at < before)
+                .order_by(pending_events.c.event_id)
+                .limit(RECOVER_BATCH)
+            )
+        )
+
+
+@dataclass(frozen=True)
+class Backlog:
+    """Events waiting to be normalized, those that failed, and the oldest one's wait."""
+
+    pending: int
+    failed: int
+    lag_seconds: float
+
+
+def normalization_backlog(connection: Connection) -> Backlog:
+    """The normalization backlog as the database has it (all server processes together)."""
+    waiting = pending_events.c.failed_at.is_(None)
+    row = connection.execute(
+        sa.select(
+            sa.func.count().filter(waiting),
+            sa.func.count().filter(pending_events.c.failed_at.is_not(None)),
+            sa.func.min(pending_events.c.received_at).filter(waiting),
+        )
+    ).one()
+    oldest = row[2]
+    if oldest is not None and oldest.tzinfo is None:
+        oldest = oldest.replace(tzinfo=UTC)  # SQLite hands back naive UTC
+    lag = 0.0 if oldest is None else max(0.0, (datetime.now(UTC) - oldest).total_seconds())
+    return Backlog(pending=row[0], failed=row[1], lag_seconds=lag)
+
+
+def pending_mark(connection: Connection) -> int | None:
+    """The newest pending event's id (failed ones aside), or None when nothing is pending."""
+    return connection.execute(
+        sa.select(sa.func.max(pending_events.c.event_id)).where(
+            pending_events.c.failed_at.is_(None)
+        )
+    ).scalar()
+
+
+def pending_up_to(connection: Connection, mark: int) -> int:
+    """How many events up to ``mark`` are still pending (failed ones aside)."""
+    return connection.execute(
+        sa.select(sa.func.count())
+        .select_from(pending_events)
+        .where(pending_events.c.event_id <= mark, pending_events.c.failed_at.is_(None))
+    ).scalar_one()

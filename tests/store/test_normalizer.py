@@ -1,0 +1,130 @@
+"""The background normalizer: pending events are normalized exactly once, survive a stopped
+process, and an event that cannot be normalized is kept, marked failed, without holding up the
+others (SQLite and PostgreSQL)."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+
+import pytest
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+from store_summary import counts, dataset, run_event
+
+from plumbline.openlineage import parse_event
+from plumbline.server.fresh_reads import wait_until_normalized
+from plumbline.store.write import NormalizeError, StoreWriter, writer_for
+from plumbline.store.write.events import store_raw_events
+
+
+def _run(job: str) -> list[dict]:
+    run_id = str(uuid.uuid4())
+    return [
+        run_event(
+            run_id,
+            event_type,
+            f"2024-01-01T00:00:0{second}Z",
+            job=job,
+            inputs=[dataset("ns", f"{job}_in")],
+            outputs=[dataset("ns", f"{job}_out")],
+        )
+        for second, event_type in enumerate(("START", "COMPLETE"))
+    ]
+
+
+def _jobs(engine: Engine) -> list[str]:
+    with engine.connect() as connection:
+        return sorted(connection.execute(sa.text("SELECT name FROM jobs")).scalars())
+
+
+def _pending(engine: Engine) -> list[tuple[int, bool, str | None]]:
+    with engine.connect() as connection:
+        return [
+            (row.event_id, row.failed_at is not None, row.error)
+            for row in connection.execute(
+                sa.text("SELECT event_id, failed_at, error FROM pending_events ORDER BY event_id")
+            )
+        ]
+
+
+def _poison_job(engine: Engine, name: str) -> None:
+    """A trigger that makes the database refuse job ``name``: a real failure mid-normalization."""
+    with engine.begin() as connection:
+        if engine.dialect.name == "sqlite":
+            connection.execute(
+                sa.text(
+                    "CREATE TRIGGER poison BEFORE INSERT ON jobs "
+                    f"WHEN NEW.name = '{name}' BEGIN SELECT RAISE(ABORT, 'poisoned job'); END"
+                )
+            )
+            return
+        connection.execute(
+            sa.text(
+                "CREATE FUNCTION poison() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+                f"IF NEW.name = '{name}' THEN RAISE EXCEPTION 'poisoned job'; END IF; "
+                "RETURN NEW; END $$"
+            )
+        )
+        connection.execute(
+            sa.text(
+                "CREATE TRIGGER poison BEFORE INSERT ON jobs FOR EACH ROW EXECUTE FUNCTION poison()"
+            )
+        )
+
+
+def test_accepted_events_are_normalized_in_the_background_and_only_once(engine: Engine) -> None:
+    writer = writer_for(engine)
+    events = [parse_event(e) for e in _run("a") + _run("b")]
+    result = writer.accept(events)
+    assert len(result.stored) == 4
+    assert wait_until_normalized(engine, writer, 30) == 0
+    assert _jobs(engine) == ["a", "b"]
+    assert _pending(engine) == []
+    state = counts(engine)
+    assert state["runs"] == 2 and state["run_states"] == 4
+    # the same events again are duplicates: nothing new is pending or normalized
+    assert writer.accept(events).duplicates == 4
+    assert wait_until_normalized(engine, writer, 30) == 0
+    assert counts(engine) == state
+
+
+def test_events_a_stopped_process_left_pending_are_normalized_by_the_next(engine: Engine) -> None:
+    """Stored and marked pending as ingestion does, then the process "stops" before its
+    normalizer ran: a new writer (a restarted server) finds and normalizes them."""
+    events = [parse_event(e) for e in _run("left_behind")]
+    with engine.begin() as connection:
+        stored = store_raw_events(connection, [(events, None)], datetime.now(UTC))
+    assert len(stored[0]) == 2
+    assert [failed for _, failed, _ in _pending(engine)] == [False, False]
+    assert _jobs(engine) == []
+
+    restarted = StoreWriter(engine)
+    restarted.normalizer.start()
+    assert wait_until_normalized(engine, restarted, 30) == 0
+    assert _jobs(engine) == ["left_behind"]
+    assert _pending(engine) == []
+    assert counts(engine)["run_states"] == 2
+
+
+def test_an_event_the_database_refuses_is_kept_marked_failed_and_the_others_go_on(
+    engine: Engine,
+) -> None:
+    _poison_job(engine, "poisoned")
+    writer = writer_for(engine)
+    good, bad, more = _run("good"), _run("poisoned"), _run("also_good")
+    result = writer.accept([parse_event(e) for e in good + bad + more])
+    assert len(result.stored) == 6
+
+    # reads do not wait for failed events
+    assert wait_until_normalized(engine, writer, 30) == 0
+    assert _jobs(engine) == ["also_good", "good"]
+    pending = _pending(engine)
+    assert len(pending) == 2  # the poisoned run's START and COMPLETE, kept
+    assert all(failed and "poisoned job" in (error or "") for _, failed, error in pending)
+    assert counts(engine)["lineage_events"] == 6  # every raw event is kept
+
+    # a caller that waits for normalization hears about it
+    with pytest.raises(NormalizeError, match="poisoned job"):
+        writer.write([parse_event(e) for e in _run("poisoned")])
+    assert _jobs(engine) == ["also_good", "good"]
