@@ -4,6 +4,7 @@ others (SQLite and PostgreSQL)."""
 
 from __future__ import annotations
 
+import threading
 import uuid
 from datetime import UTC, datetime
 
@@ -14,7 +15,7 @@ from store_summary import counts, dataset, run_event
 
 from plumbline.openlineage import parse_event
 from plumbline.server.fresh_reads import wait_until_normalized
-from plumbline.store.write import NormalizeError, StoreWriter, writer_for
+from plumbline.store.write import NormalizeError, StoreWriter, normalizer, writer_for
 from plumbline.store.write.events import store_raw_events
 
 
@@ -128,3 +129,38 @@ def test_an_event_the_database_refuses_is_kept_marked_failed_and_the_others_go_o
     with pytest.raises(NormalizeError, match="poisoned job"):
         writer.write([parse_event(e) for e in _run("poisoned")])
     assert _jobs(engine) == ["also_good", "good"]
+
+
+def test_accepting_waits_while_too_many_events_wait_for_normalization(
+    pg_engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Backpressure: with normalization held (a lock on ``jobs``), accepting stops once the
+    queue is full, and goes on when normalization does."""
+    monkeypatch.setattr(normalizer, "MAX_QUEUED_EVENTS", 2)
+    writer = StoreWriter(pg_engine)
+    locked, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with pg_engine.connect() as connection, connection.begin():
+            connection.execute(sa.text("LOCK TABLE jobs IN EXCLUSIVE MODE"))
+            locked.set()
+            release.wait(60)
+
+    holder = threading.Thread(target=hold, daemon=True)
+    holder.start()
+    assert locked.wait(30)
+    try:
+        assert len(writer.accept([parse_event(e) for e in _run("first")]).stored) == 2
+        late = threading.Thread(
+            target=writer.accept, args=([parse_event(e) for e in _run("second")],)
+        )
+        late.start()
+        late.join(timeout=1.0)
+        assert late.is_alive(), "accepted although the normalization queue was full"
+    finally:
+        release.set()
+        holder.join(30)
+    late.join(timeout=30)
+    assert not late.is_alive()
+    assert wait_until_normalized(pg_engine, writer, 30) == 0
+    assert _jobs(pg_engine) == ["first", "second"]

@@ -43,6 +43,9 @@ from plumbline.store.write.upsert import is_sqlite_connection
 logger = logging.getLogger(__name__)
 
 MAX_GROUP_EVENTS = 2000
+# events handed over but not yet normalized, at most: past this, accepting waits (backpressure),
+# so that a producer faster than normalization slows down instead of filling the memory
+MAX_QUEUED_EVENTS = 5 * MAX_GROUP_EVENTS
 RECOVER_SECONDS = 2.0  # with nothing queued this long, look for pending rows nobody works on
 IDLE_SECONDS = 10.0  # the thread ends after this long without work (a new one starts on demand)
 RECOVER_BATCH = 500
@@ -75,15 +78,23 @@ class Normalizer:
         self._queue: queue.SimpleQueue[_Work] = queue.SimpleQueue()
         self._running = False
         self._lock = threading.Lock()
+        self._queued = 0  # events in the queue or being normalized
+        self._room = threading.Condition()
 
     def submit(self, items: list[Item], done: Future[None] | None = None) -> None:
         """Normalize ``items`` (stored and pending); ``done`` completes once they are, with a
-        :class:`NormalizeError` if any could not be."""
-        if items:
-            self._queue.put(_Work(items, done))
-        elif done is not None:
-            done.set_result(None)
-        self.start()
+        :class:`NormalizeError` if any could not be. Waits while ``MAX_QUEUED_EVENTS`` are
+        already queued."""
+        if not items:
+            if done is not None:
+                done.set_result(None)
+            return
+        with self._room:
+            # a full queue has a running thread: it ends only once the queue is empty
+            self._room.wait_for(lambda: self._queued < MAX_QUEUED_EVENTS)
+            self._queued += len(items)
+        self._queue.put(_Work(items, done))
+        self.start()  # after the put: a thread about to end sees the work, or a new one starts
 
     def start(self) -> None:
         """Make sure the thread runs (it first picks up what is pending in the database)."""
@@ -123,7 +134,12 @@ class Normalizer:
                     break
                 group.append(work)
                 size += len(work.items)
-            self._serve(group, kept)
+            try:
+                self._serve(group, kept)
+            finally:
+                with self._room:
+                    self._queued -= size
+                    self._room.notify_all()
             idle_since = datetime.now(UTC)
 
     def _serve(self, group: list[_Work], kept: KeptConnection) -> None:
