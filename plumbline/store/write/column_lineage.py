@@ -75,26 +75,23 @@ _Found = dict[tuple[Any, FieldKey, str, str], _Edge]
 
 
 def _collect(batch: Batch) -> tuple[_Found, _Found]:
-    """Every field->field and field->dataset edge the events carry, merged per distinct edge."""
+    """Every field->field and field->dataset edge the events carry, merged per distinct edge.
+
+    Events whose bytes repeat share their facet objects (see the parse cache): the edges of one
+    facet object written for one output are collected once, over the span of its appearances."""
     field_edges: _Found = {}
     dataset_edges: _Found = {}
 
-    def add(store: _Found, key: Any, time: datetime, t: Transformation) -> None:
+    def add(store: _Found, key: Any, first: datetime, last: datetime, t: Transformation) -> None:
         edge = store.get(key)
-        if edge is None:  # the common case, and ~60 per event: kept cheap
-            store[key] = _Edge(time, time, t[2] or None, t[3])
+        if edge is None:  # the common case, and ~60 per facet: kept cheap
+            store[key] = _Edge(first, last, t[2] or None, t[3])
         else:
-            edge.add(time, t[2], t[3])
+            edge.add(first, t[2], t[3])
+            edge.add(last, t[2], t[3])
 
-    for appearance in batch.appearances:
-        facets = appearance.dataset.facets
-        lineage = facets.column_lineage if facets is not None else None
-        if lineage is None or lineage.deleted:
-            continue
-        time = as_utc(appearance.time)
-        assert time is not None
-        output_id = batch.dataset_ids[appearance.key]
-        if _known(batch, output_id, lineage, time):
+    for output_id, lineage, first, last in _lineage_spans(batch):
+        if _known(batch, output_id, lineage, first, last):
             continue  # the same facet object, already stored for this output and this hour
         for output_name, output_field in lineage.fields.items():
             output = (output_id, output_name)
@@ -108,23 +105,45 @@ def _collect(batch: Batch) -> tuple[_Found, _Found]:
                     output_field.get("transformationType"),
                     output_field.get("transformationDescription"),
                 ):
-                    add(field_edges, (output, source, t[0], t[1]), time, t)
+                    add(field_edges, (output, source, t[0], t[1]), first, last, t)
         for input_field in lineage.dataset or []:
             source = (
                 batch.dataset_ids[(input_field["namespace"], input_field["name"])],
                 input_field["field"],
             )
             for t in _transformations(input_field, None, None):
-                add(dataset_edges, (output_id, source, t[0], t[1]), time, t)
+                add(dataset_edges, (output_id, source, t[0], t[1]), first, last, t)
     return field_edges, dataset_edges
+
+
+def _lineage_spans(batch: Batch) -> list[tuple[int, Any, datetime, datetime]]:
+    """(output dataset id, columnLineage facet object, first and last event time) per distinct
+    output and facet object of the batch."""
+    spans: dict[tuple[int, int], list[Any]] = {}
+    for appearance in batch.appearances:
+        facets = appearance.dataset.facets
+        lineage = facets.column_lineage if facets is not None else None
+        if lineage is None or lineage.deleted:
+            continue
+        time = as_utc(appearance.time)
+        assert time is not None
+        output_id = batch.dataset_ids[appearance.key]
+        span = spans.get((output_id, id(lineage)))
+        if span is None:
+            spans[(output_id, id(lineage))] = [output_id, lineage, time, time]
+        elif time < span[2]:
+            span[2] = time
+        elif time > span[3]:
+            span[3] = time
+    return [(output_id, lineage, first, last) for output_id, lineage, first, last in spans.values()]
 
 
 def _input_names(lineage: Any) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(lineage.dataset_names))
 
 
-def _known(batch: Batch, output_id: int, lineage: Any, time: datetime) -> bool:
-    """Whether every edge of this facet object is stored for this output over this time. If
+def _known(batch: Batch, output_id: int, lineage: Any, first: datetime, last: datetime) -> bool:
+    """Whether every edge of this facet object is stored for this output over this span. If
     not, its edges are written, and the write teaches the cache so."""
     key = (output_id, id(lineage))
     seen = batch.cache.lineages.get(key)
@@ -132,9 +151,9 @@ def _known(batch: Batch, output_id: int, lineage: Any, time: datetime) -> bool:
         seen = None  # another object, since freed, had this id
     names = seen.names if seen is not None else _input_names(lineage)
     input_ids = tuple(batch.dataset_ids[name] for name in names)
-    if seen is not None and seen.covers(input_ids, time):
+    if seen is not None and seen.covers(input_ids, first) and seen.covers(input_ids, last):
         return True
-    written = LineageSeen(lineage, names, input_ids, time, time)
+    written = LineageSeen(lineage, names, input_ids, first, last)
     pending = batch.learned.lineages.get(key)
     batch.learned.lineages[key] = written if pending is None else pending.widened(written)
     return False
