@@ -21,6 +21,7 @@ import dataclasses
 import logging
 import queue
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from contextlib import AbstractContextManager
@@ -46,6 +47,10 @@ MAX_GROUP_EVENTS = 2000
 # events handed over but not yet normalized, at most: past this, accepting waits (backpressure),
 # so that a producer faster than normalization slows down instead of filling the memory
 MAX_QUEUED_EVENTS = 5 * MAX_GROUP_EVENTS
+# a write's fixed cost (its twenty-odd statements) is paid per group: waiting this long for more
+# events before a small group cut the CPU per event by about a quarter with 8 single-event
+# clients (bench/RESULTS.md, session 5); reads wait this much longer for fresh events
+LINGER_SECONDS = 0.03
 RECOVER_SECONDS = 2.0  # with nothing queued this long, look for pending rows nobody works on
 IDLE_SECONDS = 10.0  # the thread ends after this long without work (a new one starts on demand)
 RECOVER_BATCH = 500
@@ -125,6 +130,8 @@ class Normalizer:
                         kept.close()
                         return
                 continue
+            if len(first.items) < MAX_GROUP_EVENTS:
+                time.sleep(LINGER_SECONDS)  # let a trickle of small requests make one group
             group = [first]
             size = len(first.items)
             while size < MAX_GROUP_EVENTS:
