@@ -333,17 +333,13 @@ lineage_events = sa.Table(
 # Raw events stored but not yet normalized into the lineage tables: the ingestion endpoint answers
 # once an event is here (durably, in the same transaction as its raw row), and a background
 # normalizer moves it into the lineage tables, deleting its row in the same transaction. An event
-# that could not be normalized keeps its row with ``failed_at`` and ``error`` set.
+# that could not be normalized keeps its row with ``failed_at`` and ``error`` set. ``event_id`` is
+# a ``lineage_events.id`` without a foreign key: checking it locked the big raw row of every new
+# event (a row lock is a write to its page); prune deletes a failed event's row with the event.
 pending_events = sa.Table(
     "pending_events",
     metadata,
-    sa.Column(
-        "event_id",
-        BigId,
-        sa.ForeignKey("lineage_events.id", ondelete="CASCADE"),
-        primary_key=True,
-        autoincrement=False,
-    ),
+    sa.Column("event_id", BigId, primary_key=True, autoincrement=False),
     sa.Column("received_at", Timestamp, nullable=False),
     sa.Column("failed_at", Timestamp, nullable=True),
     sa.Column("error", sa.Text, nullable=True),

@@ -24,11 +24,11 @@ from plumbline.store.write.facets import merge_facets, merge_facets_at, time_key
 from plumbline.store.write.namespaces import source_of
 from plumbline.store.write.upsert import (
     execute_many,
-    in_key_arrays,
     insert_ignore,
     insert_returning,
     is_sqlite_connection,
     key_arrays,
+    keyed_by_arrays,
     select_in,
     sqlite_key_filters,
     update_many,
@@ -85,16 +85,21 @@ _VERSION_FACETS = sa.select(
 
 # PostgreSQL: the datasets of some names and those the names are aliases of, in one statement
 _BY_NAME_AND_ALIAS = sa.union_all(
-    sa.select(sa.literal_column("'n'").label("kind"), namespaces.c.name, datasets.c.name)
-    .add_columns(datasets.c.id)
-    .join(namespaces, datasets.c.namespace_id == namespaces.c.id)
-    .where(in_key_arrays([namespaces.c.name, datasets.c.name])),
-    sa.select(
-        sa.literal_column("'a'"),
-        dataset_symlinks.c.namespace,
-        dataset_symlinks.c.name,
-        dataset_symlinks.c.dataset_id,
-    ).where(in_key_arrays([dataset_symlinks.c.namespace, dataset_symlinks.c.name])),
+    keyed_by_arrays(
+        sa.select(sa.literal_column("'n'").label("kind"), namespaces.c.name, datasets.c.name)
+        .add_columns(datasets.c.id)
+        .join(namespaces, datasets.c.namespace_id == namespaces.c.id),
+        [namespaces.c.name, datasets.c.name],
+    ),
+    keyed_by_arrays(
+        sa.select(
+            sa.literal_column("'a'"),
+            dataset_symlinks.c.namespace,
+            dataset_symlinks.c.name,
+            dataset_symlinks.c.dataset_id,
+        ),
+        [dataset_symlinks.c.namespace, dataset_symlinks.c.name],
+    ),
 )
 
 

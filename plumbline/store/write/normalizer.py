@@ -49,7 +49,8 @@ MAX_GROUP_EVENTS = 2000
 MAX_QUEUED_EVENTS = 5 * MAX_GROUP_EVENTS
 # a write's fixed cost (its twenty-odd statements) is paid per group: waiting this long for more
 # events before a small group cut the CPU per event by about a quarter with 8 single-event
-# clients (bench/RESULTS.md, session 5); reads wait this much longer for fresh events
+# clients (bench/RESULTS.md, session 5); reads wait this much longer for fresh events. Not when
+# a caller waits for the group (StoreWriter.write): it sends nothing more until then.
 LINGER_SECONDS = 0.03
 RECOVER_SECONDS = 2.0  # with nothing queued this long, look for pending rows nobody works on
 IDLE_SECONDS = 10.0  # the thread ends after this long without work (a new one starts on demand)
@@ -85,6 +86,7 @@ class Normalizer:
         self._lock = threading.Lock()
         self._queued = 0  # events in the queue or being normalized
         self._room = threading.Condition()
+        self._recovery_failing = False  # logged once per outage
 
     def submit(self, items: list[Item], done: Future[None] | None = None) -> None:
         """Normalize ``items`` (stored and pending); ``done`` completes once they are, with a
@@ -130,7 +132,7 @@ class Normalizer:
                         kept.close()
                         return
                 continue
-            if len(first.items) < MAX_GROUP_EVENTS:
+            if first.done is None and len(first.items) < MAX_GROUP_EVENTS:
                 time.sleep(LINGER_SECONDS)  # let a trickle of small requests make one group
             group = [first]
             size = len(first.items)
@@ -219,11 +221,17 @@ class Normalizer:
         """:meth:`_recover`; a failure (the database out of reach) is logged, not raised: the
         events stay pending and the next look finds them."""
         try:
-            return self._recover(kept, before)
+            found = self._recover(kept, before)
         except Exception as exc:
             kept.close()
-            logger.warning("looking for pending events failed: %s", exc)
+            log = logger.debug if self._recovery_failing else logger.warning
+            log("looking for pending events failed (will retry): %s", exc)
+            self._recovery_failing = True
             return False
+        if self._recovery_failing:
+            logger.info("looking for pending events works again")
+            self._recovery_failing = False
+        return found
 
     def _recover(self, kept: KeptConnection, before: datetime) -> bool:
         """Normalize pending events received before ``before`` that nobody is working on (read

@@ -32,6 +32,12 @@ def prune(engine: Engine, before: datetime, *, dry_run: bool = False) -> dict[st
     """
     with engine.connect() as connection, connection.begin() as transaction:
         waiting = sa.select(pending_events.c.event_id).where(pending_events.c.failed_at.is_(None))
+        old_events = sa.select(lineage_events.c.id).where(lineage_events.c.received_at < before)
+        connection.execute(  # failed events go with their raw rows
+            sa.delete(pending_events)
+            .where(pending_events.c.failed_at.is_not(None))
+            .where(pending_events.c.event_id.in_(old_events))
+        )
         events = connection.execute(
             sa.delete(lineage_events)
             .where(lineage_events.c.received_at < before)

@@ -150,25 +150,43 @@ def _filtered(
     found = _FILTERED.get(key)
     if found is not None and found[0] is statement:
         return found[2]
-    sql = driver.compile_sql(connection, statement.where(in_key_arrays(columns)))
+    sql = driver.compile_sql(connection, keyed_by_arrays(statement, columns))
     _FILTERED.put(key, (statement, key[1], sql))
     return sql
 
 
-def in_key_arrays(columns: Sequence[sa.ColumnElement[Any]]) -> sa.ColumnElement[bool]:
-    """PostgreSQL: ``columns`` match a row of the arrays bound as ``k_0``, ``k_1``… (one array
-    parameter per column, whatever the number of keys: PostgreSQL plans an IN list of thousands
-    of parameters slowly). :func:`key_arrays` makes the parameters."""
-    arrays = []
-    for i, column in enumerate(columns):
-        array = ARRAY(_plain_type(column))
-        arrays.append(sa.func.unnest(sa.cast(sa.bindparam(f"k_{i}", type_=array), array)))
-    target = columns[0] if len(columns) == 1 else sa.tuple_(*columns)
-    return target.in_(sa.select(*arrays))
+def keyed_by_arrays(
+    statement: sa.Select[Any], columns: Sequence[sa.ColumnElement[Any]]
+) -> sa.Select[Any]:
+    """PostgreSQL: ``statement``'s rows whose ``columns`` match a row of the arrays bound as
+    ``k_0``, ``k_1``… (one array parameter per column, whatever the number of keys: PostgreSQL
+    plans an IN list of thousands of parameters slowly). :func:`key_arrays` makes the
+    parameters, distinct, so no row comes twice.
+
+    Several columns are joined to ``unnest(k_0, k_1, …)`` as a table, so that every key column
+    is an index condition. The form ``(a, b) IN (SELECT unnest(…), unnest(…))`` let PostgreSQL
+    match a namespace's name first and then read every dataset of that namespace for each key
+    (session 5 saw 8.6 ms per lookup on 240 datasets; it grows with the namespace)."""
+    arrays = [
+        sa.cast(
+            sa.bindparam(f"k_{i}", type_=ARRAY(_plain_type(column))), ARRAY(_plain_type(column))
+        )
+        for i, column in enumerate(columns)
+    ]
+    if len(columns) == 1:
+        return statement.where(columns[0].in_(sa.select(sa.func.unnest(arrays[0]))))
+    keys = (
+        sa.func.unnest(*arrays)
+        .table_valued(*(f"k_{i}" for i in range(len(columns))))
+        .render_derived(name="keys")
+    )
+    return statement.join(
+        keys, sa.and_(*(column == keys.c[f"k_{i}"] for i, column in enumerate(columns)))
+    )
 
 
 def key_arrays(keys: Iterable[tuple[Any, ...]] | Iterable[Any], width: int) -> dict[str, list[Any]]:
-    """The parameters of :func:`in_key_arrays` for ``keys`` (tuples of ``width`` values, or
+    """The parameters of :func:`keyed_by_arrays` for ``keys`` (tuples of ``width`` values, or
     plain values when ``width`` is 1), sorted and distinct; empty for no keys."""
     key_list = sorted(set(keys))  # type: ignore[type-var]
     if not key_list:

@@ -3,6 +3,7 @@
 ``POST /api/v1/lineage`` answers once an event's raw row and its ``pending_events`` row are
 committed; a background normalizer writes the lineage tables and deletes the pending row in one
 transaction. Existing events were all normalized when they were stored: the table starts empty.
+``event_id`` is a ``lineage_events.id`` with no foreign key (see the schema module).
 
 Revision ID: 0006
 Revises: 0005
@@ -30,12 +31,6 @@ def upgrade() -> None:
         sa.Column("received_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("failed_at", sa.DateTime(timezone=True), nullable=True),
         sa.Column("error", sa.Text(), nullable=True),
-        sa.ForeignKeyConstraint(
-            ["event_id"],
-            ["lineage_events.id"],
-            name=op.f("fk_pending_events_event_id_lineage_events"),
-            ondelete="CASCADE",
-        ),
         sa.PrimaryKeyConstraint("event_id", name=op.f("pk_pending_events")),
     )
 
