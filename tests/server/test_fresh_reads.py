@@ -15,6 +15,7 @@ import pytest
 import sqlalchemy as sa
 from ingest_helpers import event
 from sqlalchemy.engine import Engine
+from table_locks import table_locked
 
 from plumbline.server import fresh_reads
 from plumbline.server.app import create_app
@@ -35,20 +36,8 @@ def server(pg_engine: Engine) -> Iterator[str]:
 @pytest.fixture
 def normalization_held(pg_engine: Engine) -> Iterator[threading.Event]:
     """Normalization is blocked until the event yielded is set (the lock is then released)."""
-    locked, release = threading.Event(), threading.Event()
-
-    def hold() -> None:
-        with pg_engine.connect() as connection, connection.begin():
-            connection.execute(sa.text("LOCK TABLE jobs IN EXCLUSIVE MODE"))
-            locked.set()
-            release.wait(60)
-
-    holder = threading.Thread(target=hold, daemon=True)
-    holder.start()
-    assert locked.wait(30)
-    yield release
-    release.set()
-    holder.join(30)
+    with table_locked(pg_engine, "jobs") as release:
+        yield release
 
 
 def test_ingestion_answers_before_normalization_and_reads_wait_for_it(

@@ -12,6 +12,7 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from store_summary import counts, dataset, run_event
+from table_locks import table_locked
 
 from plumbline.openlineage import parse_event
 from plumbline.server.fresh_reads import wait_until_normalized
@@ -138,18 +139,7 @@ def test_accepting_waits_while_too_many_events_wait_for_normalization(
     queue is full, and goes on when normalization does."""
     monkeypatch.setattr(normalizer, "MAX_QUEUED_EVENTS", 2)
     writer = StoreWriter(pg_engine)
-    locked, release = threading.Event(), threading.Event()
-
-    def hold() -> None:
-        with pg_engine.connect() as connection, connection.begin():
-            connection.execute(sa.text("LOCK TABLE jobs IN EXCLUSIVE MODE"))
-            locked.set()
-            release.wait(60)
-
-    holder = threading.Thread(target=hold, daemon=True)
-    holder.start()
-    assert locked.wait(30)
-    try:
+    with table_locked(pg_engine, "jobs"):
         assert len(writer.accept([parse_event(e) for e in _run("first")]).stored) == 2
         late = threading.Thread(
             target=writer.accept, args=([parse_event(e) for e in _run("second")],)
@@ -157,9 +147,6 @@ def test_accepting_waits_while_too_many_events_wait_for_normalization(
         late.start()
         late.join(timeout=1.0)
         assert late.is_alive(), "accepted although the normalization queue was full"
-    finally:
-        release.set()
-        holder.join(30)
     late.join(timeout=30)
     assert not late.is_alive()
     assert wait_until_normalized(pg_engine, writer, 30) == 0
