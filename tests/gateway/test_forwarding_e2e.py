@@ -64,6 +64,7 @@ def test_a_second_plumbline_receives_every_event(make_server, tmp_path: Path) ->
         )
         assert response.status_code == 201, response.text
     _wait(lambda: _count(downstream.db_url, lineage_events) == 10)
+    downstream.settle()  # stored raw; the run below is read from the lineage tables
     engine = create_store_engine(downstream.db_url)
     with engine.connect() as connection:
         stored = connection.execute(sa.select(lineage_events.c.payload)).scalars().all()
