@@ -104,7 +104,9 @@ class Normalizer:
         self.start()  # after the put: a thread about to end sees the work, or a new one starts
 
     def start(self) -> None:
-        """Make sure the thread runs (it first picks up what is pending in the database)."""
+        """Make sure the thread runs. Once it has had nothing queued for ``RECOVER_SECONDS``,
+        it picks up what is pending in the database (everything received before it started;
+        later, what waited longer than that)."""
         with self._lock:
             if not self._running:
                 self._running = True
