@@ -157,7 +157,8 @@ class Normalizer:
         try:
             failed = self._normalize([item for work in group for item in work.items], kept)
         except Exception as exc:  # the database is out of reach: the events stay pending
-            logger.warning("normalizing %d events failed, left pending: %s", len(group), exc)
+            events = sum(len(work.items) for work in group)
+            logger.warning("normalizing %d events failed, left pending: %s", events, exc)
             for work in group:
                 if work.done is not None:
                     work.done.set_exception(exc)
