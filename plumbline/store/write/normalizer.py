@@ -37,8 +37,9 @@ from plumbline.openlineage import EventValidationError, ParsedEvent, parse_event
 from plumbline.store.errors import StoreError
 from plumbline.store.schema import lineage_events, pending_events
 from plumbline.store.write.cache import WriteCache
+from plumbline.store.write.context import as_utc
 from plumbline.store.write.normalize import normalize
-from plumbline.store.write.transactions import KeptConnection, with_retries
+from plumbline.store.write.transactions import KeptConnection, take_group, with_retries
 from plumbline.store.write.upsert import is_sqlite_connection
 
 logger = logging.getLogger(__name__)
@@ -67,6 +68,10 @@ class NormalizeError(StoreError):
 class _Work:
     items: list[Item]
     done: Future[None] | None = field(default=None)
+
+
+def _item_count(work: _Work) -> int:
+    return len(work.items)
 
 
 class Normalizer:
@@ -136,15 +141,7 @@ class Normalizer:
                 continue
             if first.done is None and len(first.items) < MAX_GROUP_EVENTS:
                 time.sleep(LINGER_SECONDS)  # let a trickle of small requests make one group
-            group = [first]
-            size = len(first.items)
-            while size < MAX_GROUP_EVENTS:
-                try:
-                    work = self._queue.get_nowait()
-                except queue.Empty:
-                    break
-                group.append(work)
-                size += len(work.items)
+            group, size = take_group(self._queue, first, _item_count, MAX_GROUP_EVENTS)
             try:
                 self._serve(group, kept)
             finally:
@@ -321,9 +318,7 @@ def normalization_backlog(connection: Connection) -> Backlog:
             sa.func.min(pending_events.c.received_at).filter(waiting),
         )
     ).one()
-    oldest = row[2]
-    if oldest is not None and oldest.tzinfo is None:
-        oldest = oldest.replace(tzinfo=UTC)  # SQLite hands back naive UTC
+    oldest = as_utc(row[2])
     lag = 0.0 if oldest is None else max(0.0, (datetime.now(UTC) - oldest).total_seconds())
     return Backlog(pending=row[0], failed=row[1], lag_seconds=lag)
 

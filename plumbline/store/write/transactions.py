@@ -1,8 +1,10 @@
-"""What the store's writer threads share: a kept connection, and retries of conflicting writes."""
+"""What the store's writer threads share: a kept connection, retries of conflicting writes, and
+taking a group of queued work."""
 
 from __future__ import annotations
 
 import logging
+import queue
 import time
 from collections.abc import Callable
 from typing import TypeVar
@@ -17,6 +19,7 @@ RETRYABLE_SQLSTATES = {"40P01", "40001"}
 MAX_ATTEMPTS = 5
 
 T = TypeVar("T")
+W = TypeVar("W")
 
 
 class KeptConnection:
@@ -63,3 +66,19 @@ def with_retries(write: Callable[[Connection], T], kept: KeptConnection) -> T:
             logger.info("write conflict (%s), retrying (attempt %d)", code, attempt)
             time.sleep(0.01 * attempt)
     raise AssertionError("unreachable")
+
+
+def take_group(
+    waiting: queue.SimpleQueue[W], first: W, size: Callable[[W], int], limit: int
+) -> tuple[list[W], int]:
+    """``first`` and what else is waiting in ``waiting``, until ``limit`` events are taken
+    (the last item may pass it); the items and their number of events."""
+    group, taken = [first], size(first)
+    while taken < limit:
+        try:
+            item = waiting.get_nowait()
+        except queue.Empty:
+            break
+        group.append(item)
+        taken += size(item)
+    return group, taken

@@ -39,7 +39,7 @@ from plumbline.store.errors import StoreError
 from plumbline.store.write.cache import WriteCache
 from plumbline.store.write.events import store_raw_events
 from plumbline.store.write.normalizer import Item, Normalizer
-from plumbline.store.write.transactions import KeptConnection, with_retries
+from plumbline.store.write.transactions import KeptConnection, take_group, with_retries
 
 logger = logging.getLogger(__name__)
 
@@ -153,15 +153,7 @@ class StoreWriter:
                         kept.close()
                         return
                 continue
-            group = [first]
-            size = len(group[0].events)
-            while size < MAX_GROUP_EVENTS:
-                try:
-                    request = lane.queue.get_nowait()
-                except queue.Empty:
-                    break
-                group.append(request)
-                size += len(request.events)
+            group, _ = take_group(lane.queue, first, _event_count, MAX_GROUP_EVENTS)
             self._serve(group, kept)
 
     def _serve(self, group: list[_Request], kept: KeptConnection) -> None:
@@ -196,6 +188,10 @@ class StoreWriter:
                 if request.on_stored is not None and items:
                     request.on_stored(connection, [parsed for _, parsed in items])
         return stored
+
+
+def _event_count(request: _Request) -> int:
+    return len(request.events)
 
 
 def _lane_of(events: list[ParsedEvent], lanes: int) -> int:
