@@ -11,7 +11,8 @@ For each backend, on a fresh database each time:
                to 3 used 2);
 - direct:      the baseline, the same events written by the store's write path in batches of
                100 with no server in between (the batch bodies parsed as the server parses
-               them, before the clock starts); it also
+               them, before the clock starts; full garbage collections on the server's
+               timer, plumbline.server.gc_schedule); it also
                prints the CPU time per event of this process and (local PostgreSQL) of the
                database's backend processes, a figure that moves far less with the machine's load.
 Throughput counts until every event is in the lineage tables: the server answers once events are
@@ -60,6 +61,11 @@ from plumbline.openlineage.body import parse_body  # noqa: E402
 from plumbline.store.engine import create_store_engine  # noqa: E402
 from plumbline.store.migrate import upgrade  # noqa: E402
 from plumbline.store.write import writer_for  # noqa: E402
+
+try:  # the direct mode runs its writer with the garbage collection a server process has
+    from plumbline.server.gc_schedule import schedule_full_collections  # noqa: E402
+except ImportError:  # an older checkout (A/B runs): CPython's own schedule, as its server had
+    schedule_full_collections = None  # type: ignore[assignment]
 
 PG_ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 PRODUCER = "https://github.com/example/plumbline-bench"
@@ -305,6 +311,8 @@ def measure(
             results[mode] = len(events) / elapsed
     if "direct" not in modes:
         return results
+    if schedule_full_collections is not None:
+        schedule_full_collections()
     with fresh_database(backend) as db_url:
         # parsed as the server parses a batch body (repeated pieces shared), before the clock
         parsed = [event for body in batches for event in parse_body(body).outcomes]

@@ -66,6 +66,7 @@ def demo(db_url: str | None, scale: float, host: str, port: int, no_serve: bool)
             "plumbline demo needs PySpark: pip install 'plumbline[spark]'"
         ) from exc
     from plumbline.server.app import create_app
+    from plumbline.server.gc_schedule import schedule_full_collections
     from plumbline.server.runner import BackgroundServer
     from plumbline.server.settings import ServerSettings
     from plumbline.store.errors import StoreError
@@ -73,6 +74,7 @@ def demo(db_url: str | None, scale: float, host: str, port: int, no_serve: bool)
     console = Console()
     directory = demo_dir()
     db_url = db_url or fresh_demo_db_url(directory)
+    schedule_full_collections()  # this process is the lineage server's
     try:
         app = create_app(ServerSettings(db_url=db_url, host=host, port=port))
         server = BackgroundServer(app, host=host, port=port)

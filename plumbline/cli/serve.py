@@ -81,6 +81,7 @@ def serve(
 ) -> None:
     """Run the OpenLineage-compatible lineage server."""
     from plumbline.server.app import create_app
+    from plumbline.server.gc_schedule import schedule_full_collections
     from plumbline.server.runner import base_url, bind_socket, uvicorn_server
     from plumbline.server.workers import run_workers
     from plumbline.store.errors import StoreError
@@ -109,11 +110,13 @@ def serve(
     click.echo(f"plumbline serving on {base_url(sock)}")
     sys.stdout.flush()
     if workers == 1:
+        schedule_full_collections()
         uvicorn_server(app, log_level="info").run(sockets=[sock])
         return
     app.state.engine.dispose()  # each worker opens its own connections
 
     def serve_one(worker_socket: socket.socket) -> None:
+        schedule_full_collections()  # in the worker: threads do not survive the fork
         uvicorn_server(create_app(settings), log_level="info").run(sockets=[worker_socket])
 
     sys.exit(run_workers(workers, sock, serve_one))
