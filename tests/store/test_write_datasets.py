@@ -124,6 +124,42 @@ def test_an_alias_never_steals_another_datasets_name(engine: Engine) -> None:
     ]
 
 
+@pytest.mark.parametrize("first", ["catalog name", "location"])
+def test_names_linked_in_one_write_make_the_datasets_of_writes_one_by_one(
+    engine: Engine, first: str
+) -> None:
+    """A table named by its catalog name and by its location (with a symlink to the catalog
+    name), both new and normalized in one write: the name used first (by event time, not by
+    position) is the dataset's, the other its alias, as when the events come one by one."""
+    by_catalog_name = dataset(WAREHOUSE, "db.sales")
+    by_location = dataset("file", "/wh/sales", symlinks=_symlinks("db.sales"))
+    earlier, later = (
+        (by_catalog_name, by_location)
+        if first == "catalog name"
+        else (by_location, by_catalog_name)
+    )
+    ingest(
+        engine,
+        [  # the later event first: the order that counts is the events' time
+            run_event(_run(2), "COMPLETE", "2024-01-01T00:00:02Z", job="r", inputs=[later]),
+            run_event(_run(1), "COMPLETE", "2024-01-01T00:00:01Z", job="w", outputs=[earlier]),
+        ],
+    )
+    datasets = _datasets(engine)
+    if first == "catalog name":
+        assert list(datasets) == [(WAREHOUSE, "db.sales")]
+        assert datasets[(WAREHOUSE, "db.sales")]["symlinks"] == [["file", "/wh/sales", None]]
+        name = [WAREHOUSE, "db.sales"]
+    else:
+        assert list(datasets) == [("file", "/wh/sales")]
+        assert datasets[("file", "/wh/sales")]["symlinks"] == [[WAREHOUSE, "db.sales", "TABLE"]]
+        name = ["file", "/wh/sales"]
+    assert [e[:3] for e in summary(engine)["job_edges"]] == [
+        ["tests:r", name, "input"],
+        ["tests:w", name, "output"],
+    ]
+
+
 def test_version_facet_and_schema_history(engine: Engine) -> None:
     def schema(*names: str) -> dict:
         return facet(fields=[{"name": n, "type": "int"} for n in names])

@@ -206,15 +206,36 @@ def plan_datasets(connection: Connection, batch: Batch, extra_refs: set[Key]) ->
         if found is not None:
             plan.resolved[key] = found
     _resolve_renames(connection, plan, keys)
-    declared: dict[Key, Key] = {}
-    for primary, links in sorted(plan.symlinks_of.items()):
-        for ns, name, _type in links:
-            if (ns, name) != primary:
-                declared.setdefault((ns, name), primary)
     missing = keys - plan.resolved.keys()
-    plan.alias_of = {key: declared[key] for key in missing if key in declared}
+    first_seen = list(dict.fromkeys(a.key for a in batch.appearances)) + sorted(extra_refs)
+    plan.alias_of = _aliases_among_new(plan, [key for key in first_seen if key in missing])
     plan.missing = sorted(missing - plan.alias_of.keys())
     return plan
+
+
+def _aliases_among_new(plan: DatasetPlan, new: list[Key]) -> dict[Key, Key]:
+    """Among the names no dataset has yet (``new``, in the order the events first use them),
+    those that name the dataset of an earlier one, through symlinks either way: alias -> that
+    earlier name. The same datasets as writing the events one by one would make: the first
+    name is the dataset's, a later one with a symlink to it resolves to it (and is registered
+    as its alias), and the names an earlier one's symlinks give are its aliases."""
+    alias_of: dict[Key, Key] = {}
+    primaries: set[Key] = set()
+    unknown = set(new)
+    for key in new:
+        if key in alias_of:
+            continue
+        links = [(ns, name) for ns, name, _type in plan.symlinks_of.get(key, [])]
+        earlier = next((link for link in links if link in primaries and link != key), None)
+        if earlier is not None:
+            alias_of[key] = earlier
+            plan.via_symlink.add(key)
+            continue
+        primaries.add(key)
+        for link in links:
+            if link != key and link in unknown and link not in primaries:
+                alias_of.setdefault(link, key)
+    return alias_of
 
 
 def _resolve_renames(connection: Connection, plan: DatasetPlan, keys: set[Key]) -> None:
