@@ -34,8 +34,9 @@ _stop: Callable[[], None] | None = None
 
 def schedule_full_collections(interval: float = FULL_COLLECTION_SECONDS) -> Callable[[], None]:
     """Collect the oldest generation every ``interval`` seconds instead of whenever CPython's
-    heuristic says; returns a function that restores the thresholds and stops the timer. Once
-    per process: a second call returns the first call's stop function."""
+    heuristic says; returns a function that restores the thresholds and stops the timer (as
+    :func:`stop_full_collections` does). Once per process: while a schedule runs, a second call
+    returns the first call's stop function."""
     global _stop
     with _lock:
         if _stop is not None:
@@ -67,3 +68,12 @@ def schedule_full_collections(interval: float = FULL_COLLECTION_SECONDS) -> Call
 
         _stop = stop
         return stop
+
+
+def stop_full_collections() -> bool:
+    """Stop the schedule, if one runs (CPython's own thresholds are back); whether one ran."""
+    stop = _stop
+    if stop is None:
+        return False
+    stop()
+    return True

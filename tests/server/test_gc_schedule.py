@@ -10,7 +10,18 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from plumbline.server.gc_schedule import schedule_full_collections
+from plumbline.server.gc_schedule import schedule_full_collections, stop_full_collections
+
+
+@pytest.fixture(autouse=True)
+def no_other_schedule() -> Iterator[None]:
+    """Tests of this file start with CPython's own thresholds (the demo, run in this process by
+    other tests, may have scheduled collections); a schedule found is put back afterwards."""
+    was_running = stop_full_collections()
+    yield
+    stop_full_collections()
+    if was_running:
+        schedule_full_collections()
 
 
 class _Cycle:
@@ -85,3 +96,7 @@ def test_stopping_restores_the_thresholds() -> None:
     stop()
     assert gc.get_threshold() == before
     assert not [t for t in threading.enumerate() if t.name == "plumbline-gc"]
+    assert stop_full_collections() is False  # nothing runs any more
+    schedule_full_collections(interval=0.05)
+    assert stop_full_collections() is True
+    assert gc.get_threshold() == before
