@@ -28,6 +28,7 @@ metadata = sa.MetaData(
 BigId = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 # JSON documents: JSONB on PostgreSQL, JSON text on SQLite.
 Json = sa.JSON().with_variant(postgresql.JSONB(), "postgresql")
+RawJson = sa.JSON().with_variant(postgresql.JSON(), "postgresql")
 Timestamp = sa.DateTime(timezone=True)
 Uuid = sa.String(36)
 
@@ -322,7 +323,9 @@ lineage_events = sa.Table(
     sa.Column("producer", sa.Text, nullable=True),
     # sha256 of the canonical JSON: makes re-posting the same event a no-op
     sa.Column("digest", sa.String(64), nullable=False, unique=True),
-    sa.Column("payload", Json, nullable=False),
+    # the event's canonical JSON as text (``json`` on PostgreSQL: checked and kept, not parsed
+    # into a tree; migration 0007)
+    sa.Column("payload", RawJson, nullable=False),
     sa.Column("token_name", sa.String(255), nullable=True),  # who wrote it (auth)
     sa.Column("received_at", Timestamp, nullable=False),
     sa.Index(None, "event_time"),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
@@ -111,3 +113,25 @@ def test_down_and_up_again_keeps_every_row(db_url: str) -> None:
     upgrade(engine)
     assert counts(engine) == before
     engine.dispose()
+
+
+def test_raw_events_keep_their_canonical_text(db_url: str) -> None:
+    """Revision 0007: the payload is kept as the text stored (PostgreSQL ``json``, not ``jsonb``,
+    which would reorder keys), so each raw event hashes to its digest."""
+    engine = create_store_engine(db_url)
+    ingest(engine, load_golden("shop_pipeline.json"))
+    with engine.connect() as connection:
+        rows = connection.execute(
+            sa.text("SELECT CAST(payload AS TEXT), digest FROM lineage_events")
+        ).all()
+        if engine.dialect.name == "postgresql":
+            column_type = connection.execute(
+                sa.text(
+                    "SELECT data_type FROM information_schema.columns"
+                    " WHERE table_name = 'lineage_events' AND column_name = 'payload'"
+                )
+            ).scalar_one()
+            assert column_type == "json"
+    engine.dispose()
+    assert rows
+    assert all(hashlib.sha256(text.encode()).hexdigest() == digest for text, digest in rows)

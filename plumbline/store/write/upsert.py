@@ -109,7 +109,7 @@ def insert_returning(
     if not rows:
         return []
     if is_sqlite_connection(connection):
-        return connection.execute(_sqlite_insert(table, conflict), rows).all()
+        return list(connection.execute(_sqlite_insert(table, conflict), rows).all())
     return execute_many(connection, table, rows, conflict) or []
 
 
@@ -321,7 +321,7 @@ def _compile_update(
     assignments = ", ".join(f'"{name}" = r."{name}"' for name in values)
     sql = (
         f"UPDATE {table.name} SET {assignments} "  # noqa: S608 (names from the schema, not input)
-        f"FROM jsonb_to_recordset(CAST(%(rows)s AS jsonb)) AS r({record}) "
+        f"FROM json_to_recordset(CAST(%(rows)s AS json)) AS r({record}) "
         f"WHERE {table.name}.id = r.b_id"
     )
     return sql, ("rows",)
@@ -341,7 +341,7 @@ def _compile(
     record = ", ".join(
         f'"{name}" {table.c[name].type.compile(dialect=connection.dialect)}' for name in columns
     )
-    source = sa.text(f"jsonb_to_recordset(CAST(:rows AS jsonb)) AS r({record})")
+    source = sa.text(f"json_to_recordset(CAST(:rows AS json)) AS r({record})")
     from_json = postgresql.insert(table).from_select(
         columns, sa.select(*[sa.column(name) for name in columns]).select_from(source)
     )
