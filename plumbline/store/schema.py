@@ -148,6 +148,7 @@ dataset_versions = sa.Table(
     _fk("schema_version_id", "schema_versions.id", nullable=True, ondelete="SET NULL"),
     sa.Column("lifecycle_state", sa.String(32), nullable=True),
     sa.Column("facets", Json, nullable=True),
+    sa.Column("facet_times", Json, nullable=True),  # as datasets.facet_times (migration 0008)
     sa.Column("created_at", Timestamp, nullable=False),
     sa.UniqueConstraint("dataset_id", "version"),
     sa.Index(None, "run_uuid"),
@@ -169,7 +170,8 @@ jobs = sa.Table(
     sa.Column("parent_job_id", BigId, nullable=True),
     sa.Column("current_version_id", BigId, nullable=True),
     sa.Column("latest_run_uuid", Uuid, nullable=True),
-    # event times of the events that made the two above (NULL: unknown, older than any)
+    # event times of the events that made the three above (NULL: unknown, older than any)
+    sa.Column("parent_job_at", Timestamp, nullable=True),
     sa.Column("latest_run_at", Timestamp, nullable=True),
     sa.Column("current_version_at", Timestamp, nullable=True),
     sa.Column("is_hidden", sa.Boolean, nullable=False, server_default=sa.false()),
@@ -190,6 +192,7 @@ job_versions = sa.Table(
     sa.Column("inputs", Json, nullable=True),
     sa.Column("outputs", Json, nullable=True),
     sa.Column("latest_run_uuid", Uuid, nullable=True),
+    sa.Column("latest_run_at", Timestamp, nullable=True),  # its run event's time (as jobs')
     sa.Column("created_at", Timestamp, nullable=False),
     sa.Column("updated_at", Timestamp, nullable=False),
     sa.UniqueConstraint("job_id", "version"),
@@ -246,9 +249,12 @@ run_io = sa.Table(
     _fk("dataset_version_id", "dataset_versions.id", nullable=True, ondelete="SET NULL"),
     sa.Column("direction", sa.String(6), nullable=False),  # 'input' | 'output'
     sa.Column("facets", Json, nullable=True),  # inputFacets / outputFacets
+    sa.Column("facet_times", Json, nullable=True),  # as datasets.facet_times
     sa.Column("row_count", sa.BigInteger, nullable=True),
     sa.Column("byte_count", sa.BigInteger, nullable=True),
     sa.Column("file_count", sa.BigInteger, nullable=True),
+    # the event time of the statistics above (NULL: unknown, older than any)
+    sa.Column("statistics_at", Timestamp, nullable=True),
     sa.Column("created_at", Timestamp, nullable=False),
     sa.UniqueConstraint("run_id", "dataset_id", "direction"),
     sa.Index(None, "dataset_id", "direction"),

@@ -374,3 +374,84 @@ def test_a_jobs_latest_run_and_current_version_follow_event_time(
     outputs = json.loads(outputs) if isinstance(outputs, str) else outputs
     assert latest_run == newer_run
     assert outputs == [{"namespace": "ns", "name": "new_output"}]
+
+
+def _ids(engine: Engine, sql: str) -> Any:
+    with engine.connect() as connection:
+        return connection.execute(sa.text(sql)).one()
+
+
+@pytest.mark.parametrize("order", ["in order", "late older run"])
+def test_a_job_versions_latest_run_follows_event_time(engine: Engine, order: str) -> None:
+    """Two runs of one job version: the newer by event time is its latest run."""
+    older_run, newer_run = str(uuid.UUID(int=21, version=4)), str(uuid.UUID(int=22, version=4))
+    output = [dataset("ns", "out")]
+    older = run_event(older_run, "COMPLETE", "2024-01-01T01:00:00Z", outputs=output)
+    newer = run_event(newer_run, "COMPLETE", "2024-01-01T02:00:00Z", outputs=output)
+    for event in [older, newer] if order == "in order" else [newer, older]:
+        ingest(engine, [event])  # one write each
+    versions, latest_run, latest_at = _ids(
+        engine, "SELECT count(*), max(latest_run_uuid), max(latest_run_at) FROM job_versions"
+    )
+    assert versions == 1
+    assert latest_run == newer_run
+    assert _event_second(latest_at) == 0 and str(latest_at)[11:13] == "02"
+
+
+def _parent(job: str) -> dict[str, Any]:
+    return facet(
+        run={"runId": str(uuid.UUID(int=len(job), version=4))},
+        job={"namespace": "tests", "name": job},
+    )
+
+
+@pytest.mark.parametrize("order", ["in order", "late older run"])
+def test_a_jobs_parent_follows_event_time(engine: Engine, order: str) -> None:
+    """A job whose runs named another parent job over time: the newest run's parent is its."""
+    older = run_event(RUN.format(1), "COMPLETE", OLDER, job="child", parent=_parent("old_parent"))
+    newer = run_event(RUN.format(2), "COMPLETE", NEWER, job="child", parent=_parent("new_parent"))
+    for event in [older, newer] if order == "in order" else [newer, older]:
+        ingest(engine, [event])
+    (parent,) = _ids(
+        engine,
+        "SELECT p.name FROM jobs c JOIN jobs p ON p.id = c.parent_job_id WHERE c.name = 'child'",
+    )
+    assert parent == "new_parent"
+
+
+@pytest.mark.parametrize("order", ["in order", "late start"])
+def test_run_io_facets_and_statistics_follow_event_time(engine: Engine, order: str) -> None:
+    """A run's START (older) and COMPLETE (newer) both describe its output: the COMPLETE's
+    output facets and statistics are kept whichever arrives last."""
+
+    def output(time: str, rows: int) -> dict[str, Any]:
+        statistics = facet(rowCount=rows, size=rows * 100)
+        return {
+            **dataset("ns", "out"),
+            "outputFacets": {CUSTOM: facet(owner=time), "outputStatistics": statistics},
+        }
+
+    start = run_event(RUN.format(1), "START", OLDER, outputs=[output(OLDER, 10)])
+    complete = run_event(RUN.format(1), "COMPLETE", NEWER, outputs=[output(NEWER, 20)])
+    for event in [start, complete] if order == "in order" else [complete, start]:
+        ingest(engine, [event])
+    row = _row(engine, "run_io", direction="output")
+    assert row["facets"][CUSTOM]["owner"] == NEWER
+    assert row["facet_times"] == {
+        CUSTOM: "2024-01-01T00:00:02.000000Z",
+        "outputStatistics": "2024-01-01T00:00:02.000000Z",
+    }
+    assert (row["row_count"], row["byte_count"]) == (20, 2000)
+    assert _event_second(row["statistics_at"]) == 2
+
+
+@pytest.mark.parametrize("order", ["in order", "late start"])
+def test_a_dataset_versions_facets_follow_event_time(engine: Engine, order: str) -> None:
+    """The version a run writes is described by its START and its COMPLETE: the newer wins."""
+    start = _event(OLDER, dataset_facets={CUSTOM: facet(owner=OLDER)})
+    complete = _event(NEWER, dataset_facets={CUSTOM: facet(owner=NEWER)})
+    for event in [start, complete] if order == "in order" else [complete, start]:
+        ingest(engine, [event])
+    row = _row(engine, "dataset_versions", version=RUN.format(1))
+    assert row["facets"][CUSTOM]["owner"] == NEWER
+    assert row["facet_times"] == {CUSTOM: "2024-01-01T00:00:02.000000Z"}

@@ -20,7 +20,7 @@ from plumbline.store.schema import (
 )
 from plumbline.store.write import driver
 from plumbline.store.write.context import Appearance, Batch, Key, as_utc, derived_uuid
-from plumbline.store.write.facets import merge_facets, merge_facets_at, time_key
+from plumbline.store.write.facets import merge_facets_at, time_key
 from plumbline.store.write.namespaces import source_of
 from plumbline.store.write.upsert import (
     execute_many,
@@ -79,7 +79,10 @@ _SCHEMA_IDS = sa.select(
     schema_versions.c.dataset_id, schema_versions.c.fingerprint, schema_versions.c.id
 )
 _VERSION_FACETS = sa.select(
-    dataset_versions.c.dataset_id, dataset_versions.c.version, dataset_versions.c.facets
+    dataset_versions.c.dataset_id,
+    dataset_versions.c.version,
+    dataset_versions.c.facets,
+    dataset_versions.c.facet_times,
 )
 
 
@@ -423,7 +426,7 @@ def _load_state(connection: Connection, batch: Batch) -> None:
         state["key"] = (state.pop("namespace"), state.pop("name"))
         state["locked"] = row.id in changing or row.id in hidden
         # None: not loaded (no facets sent), so the stored ones stay as they are. The cached
-        # documents are shared: facets are replaced (merge_facets), never changed in place
+        # documents are shared: facets are replaced (merge_facets_at), never changed in place
         state["facets"] = None
         if row.id in with_facets:
             state["facets"] = known.get(row.facets_digest) if row.facets_digest else None
@@ -561,6 +564,7 @@ def write_versions(connection: Connection, batch: Batch) -> None:
     Inputs without a ``version`` facet read the dataset's current version.
     """
     rows: dict[tuple[int, str], dict[str, Any]] = {}
+    sent: dict[tuple[int, str], list[tuple[str, dict[str, Any]]]] = {}  # (time, facets)
     wanted: list[tuple[int, tuple[int, str]]] = []
     for index, appearance in enumerate(batch.appearances):
         facets = appearance.dataset.facets
@@ -583,7 +587,8 @@ def write_versions(connection: Connection, batch: Batch) -> None:
                 "run_uuid": None,
                 "schema_version_id": None,
                 "lifecycle_state": None,
-                "facets": {},
+                "facets": None,
+                "facet_times": None,
                 "created_at": as_utc(appearance.time),
             },
         )
@@ -594,12 +599,20 @@ def write_versions(connection: Connection, batch: Batch) -> None:
         )
         if lifecycle is not None and not lifecycle.deleted:
             row["lifecycle_state"] = lifecycle.lifecycle_state_change
-        row["facets"] = merge_facets(row["facets"], _version_facets(appearance.raw.get("facets")))
+        version_facets = _version_facets(appearance.raw.get("facets"))
+        if version_facets:
+            sent.setdefault((dataset_id, version), []).append(
+                (time_key(appearance.time), version_facets)
+            )
         wanted.append((index, (dataset_id, version)))
     if rows:
         existing = _existing_version_facets(connection, list(rows))
         for key, row in rows.items():
-            row["facets"] = merge_facets(existing.get(key, {}), row["facets"]) or None
+            # by event time, as a dataset's facets: a late, older event changes nothing
+            merged, times = existing.get(key, ({}, {}))
+            for time, version_facets in sent.get(key, []):
+                merged, times, _taken = merge_facets_at(merged, times, version_facets, time)
+            row["facets"], row["facet_times"] = merged or None, times or None
         upserted = insert_returning(
             connection, dataset_versions, [rows[key] for key in sorted(rows)], _upsert_versions
         )
@@ -645,6 +658,7 @@ def _upsert_versions(statement: Any) -> Any:
                 excluded.lifecycle_state, dataset_versions.c.lifecycle_state
             ),
             "facets": excluded.facets,
+            "facet_times": excluded.facet_times,
         },
     )
     return statement.returning(
@@ -663,10 +677,14 @@ def _version_facets(facets: dict[str, Any] | None) -> dict[str, Any]:
 
 def _existing_version_facets(
     connection: Connection, keys: list[tuple[int, str]]
-) -> dict[tuple[int, str], dict[str, Any]]:
+) -> dict[tuple[int, str], tuple[dict[str, Any], dict[str, str]]]:
+    """The stored versions' facets and their facet times."""
     columns = [dataset_versions.c.dataset_id, dataset_versions.c.version]
     rows = select_in(connection, _VERSION_FACETS, columns, keys)
-    return {(row.dataset_id, row.version): dict(row.facets or {}) for row in rows}
+    return {
+        (row.dataset_id, row.version): (dict(row.facets or {}), dict(row.facet_times or {}))
+        for row in rows
+    }
 
 
 def update_datasets(connection: Connection, batch: Batch) -> None:

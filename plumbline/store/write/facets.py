@@ -19,17 +19,6 @@ def _is_deletion(facet: Any) -> bool:
     return isinstance(facet, dict) and facet.get("_deleted") is True
 
 
-def merge_facets(current: dict[str, Any] | None, sent: dict[str, Any] | None) -> dict[str, Any]:
-    """``current`` updated with the facets in ``sent`` (a new dict; neither argument changes)."""
-    merged = dict(current or {})
-    for name, facet in (sent or {}).items():
-        if _is_deletion(facet):
-            merged.pop(name, None)
-        else:
-            merged[name] = facet
-    return merged
-
-
 def time_key(time: datetime) -> str:
     """An event time as the facet times keep it: UTC ISO 8601 to the microsecond, which sorts
     as text in time order."""

@@ -57,6 +57,7 @@ _LOCK_JOBS = (
         jobs.c.facets,
         jobs.c.facet_times,
         jobs.c.parent_job_id,
+        jobs.c.parent_job_at,
         jobs.c.current_version_id,
         jobs.c.latest_run_uuid,
         jobs.c.latest_run_at,
@@ -75,6 +76,7 @@ def _lock_jobs(connection: Connection, batch: Batch, keys: set[Key]) -> None:
         key = (state.pop("ns"), state.pop("name"))
         state["facets"] = dict(state["facets"] or {})
         state["facet_times"] = dict(state["facet_times"] or {})
+        state["parent_job_at"] = as_utc(state["parent_job_at"])
         state["latest_run_at"] = as_utc(state["latest_run_at"])
         state["current_version_at"] = as_utc(state["current_version_at"])
         # a soft-deleted job that events mention again comes back, as in Marquez
@@ -138,8 +140,9 @@ def apply_job_facets(batch: Batch) -> None:
             if job_type is not None and job_type.processing_type and "jobType" in taken:
                 state["type"] = _JOB_TYPES.get(job_type.processing_type.upper(), state["type"])
         parent = parent_job_key(parsed)
-        if parent is not None and parent != key:
+        if parent is not None and parent != key and _not_older(parsed, state["parent_job_at"]):
             state["parent_job_id"] = batch.job_ids[parent]
+            state["parent_job_at"] = as_utc(parsed.event_time)
         if isinstance(event, RunEvent) and _not_older(parsed, state["latest_run_at"]):
             state["latest_run_uuid"] = parsed.run_id
             state["latest_run_at"] = as_utc(parsed.event_time)
@@ -185,12 +188,14 @@ def write_job_versions(connection: Connection, batch: Batch) -> dict[str, int]:
                 "inputs": [{"namespace": ns, "name": name} for ns, name in inputs],
                 "outputs": [{"namespace": ns, "name": name} for ns, name in outputs],
                 "latest_run_uuid": None,
+                "latest_run_at": None,
                 "created_at": batch.now,
                 "updated_at": batch.now,
             },
         )
-        if isinstance(event, RunEvent):
+        if isinstance(event, RunEvent):  # events are in event-time order: the newest is last
             row["latest_run_uuid"] = parsed.run_id
+            row["latest_run_at"] = as_utc(parsed.event_time)
             run_versions[parsed.run_id or ""] = (job_id, version)
         state = batch.job_state[job_id]
         if _not_older(parsed, state["current_version_at"]):  # events are in event-time order
@@ -211,13 +216,25 @@ def write_job_versions(connection: Connection, batch: Batch) -> dict[str, int]:
 
 
 def _upsert_job_versions(statement: Any) -> Any:
+    excluded = statement.excluded
+    # a run of this version at least as new as the one kept (NULL: unknown, older than any)
+    newer_run = sa.and_(
+        excluded.latest_run_uuid.is_not(None),
+        sa.or_(
+            job_versions.c.latest_run_at.is_(None),
+            excluded.latest_run_at >= job_versions.c.latest_run_at,
+        ),
+    )
     statement = statement.on_conflict_do_update(
         index_elements=["job_id", "version"],
         set_={
-            "latest_run_uuid": sa.func.coalesce(
-                statement.excluded.latest_run_uuid, job_versions.c.latest_run_uuid
+            "latest_run_uuid": sa.case(
+                (newer_run, excluded.latest_run_uuid), else_=job_versions.c.latest_run_uuid
             ),
-            "updated_at": statement.excluded.updated_at,
+            "latest_run_at": sa.case(
+                (newer_run, excluded.latest_run_at), else_=job_versions.c.latest_run_at
+            ),
+            "updated_at": excluded.updated_at,
         },
     )
     return statement.returning(job_versions.c.job_id, job_versions.c.version, job_versions.c.id)
@@ -244,6 +261,7 @@ def update_jobs(connection: Connection, batch: Batch) -> None:
             "facets": state["facets"] or None,
             "facet_times": state["facet_times"] or None,
             "parent_job_id": state["parent_job_id"],
+            "parent_job_at": state["parent_job_at"],
             "current_version_id": state["current_version_id"],
             "latest_run_uuid": state["latest_run_uuid"],
             "latest_run_at": state["latest_run_at"],

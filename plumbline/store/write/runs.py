@@ -11,8 +11,8 @@ from sqlalchemy.engine import Connection
 from plumbline.openlineage import TERMINAL_STATES, RunEvent
 from plumbline.openlineage.types import parse_datetime
 from plumbline.store.schema import run_io, run_states, runs
-from plumbline.store.write.context import Batch, as_utc
-from plumbline.store.write.facets import merge_facets, merge_facets_at, time_key
+from plumbline.store.write.context import Appearance, Batch, as_utc
+from plumbline.store.write.facets import merge_facets_at, time_key
 from plumbline.store.write.jobs import parent_job_key
 from plumbline.store.write.upsert import (
     execute_many,
@@ -51,7 +51,17 @@ _LOCK_RUNS = (
     .order_by(runs.c.uuid)
     .with_for_update(key_share=True)
 )
-_RUN_IO = sa.select(run_io.c.run_id, run_io.c.dataset_id, run_io.c.direction, run_io.c.facets)
+_RUN_IO = sa.select(
+    run_io.c.run_id,
+    run_io.c.dataset_id,
+    run_io.c.direction,
+    run_io.c.facets,
+    run_io.c.facet_times,
+    run_io.c.row_count,
+    run_io.c.byte_count,
+    run_io.c.file_count,
+    run_io.c.statistics_at,
+)
 _RUN_STATES = sa.select(run_states.c.run_id, run_states.c.state, run_states.c.transitioned_at)
 
 
@@ -109,62 +119,74 @@ def resolve_runs(connection: Connection, batch: Batch) -> None:
 
 
 def write_run_io(connection: Connection, batch: Batch) -> None:
-    """One row per (run, dataset, direction) with the version touched and the statistics."""
-    rows: dict[tuple[int, int, str], dict[str, Any]] = {}
-    for index, appearance in enumerate(batch.appearances):
+    """One row per (run, dataset, direction) with the version touched and the statistics.
+
+    Facets and statistics follow event time, as a dataset's facets do: a late, older event
+    (a START after its COMPLETE) changes neither.
+    """
+    seen: dict[IoKey, list[Appearance]] = {}
+    version_ids: dict[IoKey, int | None] = {}
+    for index, appearance in enumerate(batch.appearances):  # in event-time order
         if appearance.role == "static" or not isinstance(appearance.event.event, RunEvent):
             continue
         run_id = batch.run_ids[appearance.event.run_id or ""]
-        dataset_id = batch.dataset_ids[appearance.key]
-        key = (run_id, dataset_id, appearance.role)
-        row = rows.setdefault(
-            key,
-            {
-                "run_id": run_id,
-                "dataset_id": dataset_id,
-                "direction": appearance.role,
-                "dataset_version_id": None,
-                "facets": {},
-                "row_count": None,
-                "byte_count": None,
-                "file_count": None,
-                "created_at": as_utc(appearance.time),
-            },
-        )
-        row["dataset_version_id"] = batch.version_ids.get(index, row["dataset_version_id"])
-        facet_key = "inputFacets" if appearance.role == "input" else "outputFacets"
-        row["facets"] = merge_facets(row["facets"], appearance.raw.get(facet_key))
-        statistics = _statistics(appearance)
-        if statistics is not None:
-            row["row_count"] = (
-                statistics.row_count if statistics.row_count is not None else row["row_count"]
-            )
-            row["byte_count"] = (
-                statistics.size if statistics.size is not None else row["byte_count"]
-            )
-            row["file_count"] = (
-                statistics.file_count if statistics.file_count is not None else row["file_count"]
-            )
-    if not rows:
+        key = (run_id, batch.dataset_ids[appearance.key], appearance.role)
+        seen.setdefault(key, []).append(appearance)
+        version_ids[key] = batch.version_ids.get(index, version_ids.get(key))
+    if not seen:
         return
     existing = {
         (row.run_id, row.dataset_id, row.direction): row
-        for row in select_in(
-            connection,
-            _RUN_IO,
-            [run_io.c.run_id],
-            {key[0] for key in rows},
-        )
+        for row in select_in(connection, _RUN_IO, [run_io.c.run_id], {key[0] for key in seen})
     }
-    batch.new_io.update(key for key in rows if key not in existing)
-    for key, row in rows.items():
-        old = existing.get(key)
-        row["facets"] = merge_facets(old.facets if old is not None else None, row["facets"]) or None
-    execute_many(connection, run_io, [rows[key] for key in sorted(rows)], _run_io_conflict)
+    batch.new_io.update(key for key in seen if key not in existing)
+    rows = [
+        _run_io_row(key, seen[key], version_ids[key], existing.get(key)) for key in sorted(seen)
+    ]
+    execute_many(connection, run_io, rows, _run_io_conflict)
+
+
+IoKey = tuple[int, int, str]  # (run id, dataset id, direction)
+_STATISTICS = ("row_count", "byte_count", "file_count")
+
+
+def _run_io_row(
+    key: IoKey, appearances: list[Appearance], version_id: int | None, old: Any
+) -> dict[str, Any]:
+    """The row of ``key`` once the appearances (event-time order) are merged into ``old``."""
+    run_id, dataset_id, direction = key
+    facets: dict[str, Any] = dict(old.facets or {}) if old is not None else {}
+    times: dict[str, str] = dict(old.facet_times or {}) if old is not None else {}
+    counts = {name: getattr(old, name, None) for name in _STATISTICS}
+    counts_at = as_utc(old.statistics_at) if old is not None else None
+    facet_key = "inputFacets" if direction == "input" else "outputFacets"
+    for appearance in appearances:
+        sent = appearance.raw.get(facet_key)
+        if sent:
+            facets, times, _taken = merge_facets_at(facets, times, sent, time_key(appearance.time))
+        statistics = _statistics(appearance)
+        if statistics is not None and (counts_at is None or appearance.time >= counts_at):
+            sent_counts = (statistics.row_count, statistics.size, statistics.file_count)
+            for name, value in zip(_STATISTICS, sent_counts, strict=True):
+                if value is not None:
+                    counts[name] = value
+            counts_at = as_utc(appearance.time)
+    return {
+        "run_id": run_id,
+        "dataset_id": dataset_id,
+        "direction": direction,
+        "dataset_version_id": version_id,
+        "facets": facets or None,
+        "facet_times": times or None,
+        **counts,
+        "statistics_at": counts_at,
+        "created_at": as_utc(appearances[0].time),
+    }
 
 
 def _run_io_conflict(statement: Any) -> Any:
     excluded = statement.excluded
+    # facets and statistics were merged with the stored row, read under its run's lock
     return statement.on_conflict_do_update(
         index_elements=["run_id", "dataset_id", "direction"],
         set_={
@@ -172,9 +194,11 @@ def _run_io_conflict(statement: Any) -> Any:
                 excluded.dataset_version_id, run_io.c.dataset_version_id
             ),
             "facets": excluded.facets,
-            "row_count": sa.func.coalesce(excluded.row_count, run_io.c.row_count),
-            "byte_count": sa.func.coalesce(excluded.byte_count, run_io.c.byte_count),
-            "file_count": sa.func.coalesce(excluded.file_count, run_io.c.file_count),
+            "facet_times": excluded.facet_times,
+            "row_count": excluded.row_count,
+            "byte_count": excluded.byte_count,
+            "file_count": excluded.file_count,
+            "statistics_at": excluded.statistics_at,
         },
     )
 

@@ -23,10 +23,14 @@ depends_on = None
 
 def _compression() -> str | None:
     """The payload column's compression (lz4 from migration 0002), which a type change resets."""
-    return op.get_bind().exec_driver_sql(
-        "SELECT NULLIF(attcompression, '') FROM pg_attribute "
-        "WHERE attrelid = 'lineage_events'::regclass AND attname = 'payload'"
-    ).scalar()
+    return (
+        op.get_bind()
+        .exec_driver_sql(
+            "SELECT NULLIF(attcompression, '') FROM pg_attribute "
+            "WHERE attrelid = 'lineage_events'::regclass AND attname = 'payload'"
+        )
+        .scalar()
+    )
 
 
 def _set_type(type_name: str) -> None:
