@@ -43,7 +43,13 @@ def _section(top_level: str) -> str:
 
 def test_every_command_and_option_is_documented() -> None:
     commands = _leaf_commands()
-    assert {" ".join(path) for path, _ in commands} >= {"serve", "demo", "run", "replay", "db upgrade"}
+    assert {" ".join(path) for path, _ in commands} >= {
+        "serve",
+        "demo",
+        "run",
+        "replay",
+        "db upgrade",
+    }
     for path, command in commands:
         section = _section(path[0])
         assert " ".join(path) in section, f"`plumbline {' '.join(path)}` is not documented"

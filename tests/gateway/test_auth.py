@@ -35,8 +35,14 @@ SCOPE_OF: dict[tuple[str, str], str | None] = {
     ("DELETE", "/api/v1/namespaces/{namespace}/datasets/{dataset}"): "admin",
     ("POST", "/api/v1/namespaces/{namespace}/datasets/{dataset}/tags/{tag}"): "write",
     ("DELETE", "/api/v1/namespaces/{namespace}/datasets/{dataset}/tags/{tag}"): "write",
-    ("POST", "/api/v1/namespaces/{namespace}/datasets/{dataset}/fields/{field}/tags/{tag}"): "write",
-    ("DELETE", "/api/v1/namespaces/{namespace}/datasets/{dataset}/fields/{field}/tags/{tag}"): "write",
+    (
+        "POST",
+        "/api/v1/namespaces/{namespace}/datasets/{dataset}/fields/{field}/tags/{tag}",
+    ): "write",
+    (
+        "DELETE",
+        "/api/v1/namespaces/{namespace}/datasets/{dataset}/fields/{field}/tags/{tag}",
+    ): "write",
     ("GET", "/api/v1/jobs"): "read",
     ("GET", "/api/v1/namespaces/{namespace}/jobs"): "read",
     ("GET", "/api/v1/namespaces/{namespace}/jobs/{job}/versions"): "read",
@@ -146,17 +152,26 @@ def test_scope_matrix(make_server, db_url: str) -> None:
                     body = response.json()
                     ok = ok and body["code"] == status and body["message"]
                 if not ok:
-                    failures.append(f"{method} {template} as {caller}: {status} (want {expected or 'allowed'})")
+                    failures.append(
+                        f"{method} {template} as {caller}: {status} (want {expected or 'allowed'})"
+                    )
     assert failures == []
 
 
 def test_open_server_needs_no_token(make_server) -> None:
     server = make_server(auth="open")
     assert httpx.get(f"{server.url}/api/v1/forwarding").status_code == 200
-    assert httpx.get(f"{server.url}/api/v1/forwarding", headers={"Authorization": "Bearer nonsense"}).status_code == 200
+    assert (
+        httpx.get(
+            f"{server.url}/api/v1/forwarding", headers={"Authorization": "Bearer nonsense"}
+        ).status_code
+        == 200
+    )
 
 
-def test_namespace_limited_token_writes_and_reads_only_its_namespace(make_server, db_url: str) -> None:
+def test_namespace_limited_token_writes_and_reads_only_its_namespace(
+    make_server, db_url: str
+) -> None:
     server = make_server(auth="required")
     engine = create_store_engine(db_url)
     team_a = create_token(engine, "team-a", "write", ["team_a"])
@@ -164,12 +179,17 @@ def test_namespace_limited_token_writes_and_reads_only_its_namespace(make_server
     engine.dispose()
     a = {"Authorization": f"Bearer {team_a}"}
     with httpx.Client(base_url=server.url, timeout=30) as client:
-        assert client.post("/api/v1/lineage", json=run_event("team_a"), headers=a).status_code == 201
+        assert (
+            client.post("/api/v1/lineage", json=run_event("team_a"), headers=a).status_code == 201
+        )
         denied = client.post("/api/v1/lineage", json=run_event("team_b"), headers=a)
         assert denied.status_code == 403
         assert denied.json()["message"] == "this token may not access namespace 'team_b'"
         root = {"Authorization": f"Bearer {admin}"}
-        assert client.post("/api/v1/lineage", json=run_event("team_b"), headers=root).status_code == 201
+        assert (
+            client.post("/api/v1/lineage", json=run_event("team_b"), headers=root).status_code
+            == 201
+        )
         assert client.get("/api/v1/namespaces/team_a/jobs", headers=a).status_code == 200
         assert client.get("/api/v1/namespaces/team_b/jobs", headers=a).status_code == 403
         assert client.get("/api/v1/namespaces/team_b/jobs", headers=root).status_code == 200
@@ -211,7 +231,9 @@ def _cli(*args: str, db_url: str) -> subprocess.CompletedProcess[str]:
 
 def test_tokens_from_the_cli_work_until_revoked(make_server, db_url: str) -> None:
     server = make_server(auth="required")
-    created = _cli("create", "--name", "airflow", "--scope", "admin", "--namespace", "team_a", db_url=db_url)
+    created = _cli(
+        "create", "--name", "airflow", "--scope", "admin", "--namespace", "team_a", db_url=db_url
+    )
     assert created.returncode == 0, created.stderr
     token = created.stdout.strip().splitlines()[-1]
     assert re.fullmatch(r"plb_[A-Za-z0-9_-]{43}", token)
@@ -254,7 +276,9 @@ def test_tokens_are_stored_hashed(db_url: str) -> None:
 
 def test_principal_helpers() -> None:
     limited = Principal(name="t", scope="write", namespaces=frozenset({"a"}))
-    assert limited.has_scope("read") and limited.has_scope("write") and not limited.has_scope("admin")
+    assert (
+        limited.has_scope("read") and limited.has_scope("write") and not limited.has_scope("admin")
+    )
     assert bearer_token("Bearer abc") == "abc"
     assert bearer_token("bearer  abc ") == "abc"
     assert bearer_token("Basic abc") is None
@@ -267,7 +291,9 @@ def test_principal_helpers() -> None:
         limited.check_event(run_event("b"))
 
 
-def test_visibility_helpers_select_the_namespaces_jobs_and_the_datasets_they_touch(make_server, db_url: str) -> None:
+def test_visibility_helpers_select_the_namespaces_jobs_and_the_datasets_they_touch(
+    make_server, db_url: str
+) -> None:
     import sqlalchemy as sa
 
     from plumbline.server.auth import check_dataset_visible, dataset_visibility, job_visibility
@@ -277,7 +303,10 @@ def test_visibility_helpers_select_the_namespaces_jobs_and_the_datasets_they_tou
     server = make_server()
     a, b = run_event("team_a", "load"), run_event("team_b", "report")
     a["outputs"] = [{"namespace": "file", "name": "/data/shared"}]
-    b["inputs"] = [{"namespace": "file", "name": "/data/shared"}, {"namespace": "file", "name": "/data/b_only"}]
+    b["inputs"] = [
+        {"namespace": "file", "name": "/data/shared"},
+        {"namespace": "file", "name": "/data/b_only"},
+    ]
     for event in (a, b):
         assert httpx.post(f"{server.url}/api/v1/lineage", json=event).status_code == 201
     server.settle()

@@ -23,7 +23,9 @@ ARROW_SCHEMA = pa.schema(
     [
         pa.field("order_id", pa.int64(), nullable=False),
         pa.field("amount", pa.float64()),
-        pa.field("customer", pa.struct([pa.field("id", pa.int64()), pa.field("country", pa.string())])),
+        pa.field(
+            "customer", pa.struct([pa.field("id", pa.int64()), pa.field("country", pa.string())])
+        ),
     ]
 )
 
@@ -131,7 +133,9 @@ def test_resolves_by_location_and_by_symlink(iceberg: Iceberg) -> None:
     assert resolver.resolve("file", path, []).table_uuid == iceberg.table_uuid
     assert resolver.resolve("file", path + "/", []).table_uuid == iceberg.table_uuid
     by_symlink = resolver.resolve(
-        "file", "/somewhere/else", [{"namespace": iceberg.warehouse, "name": "sales.orders", "type": "TABLE"}]
+        "file",
+        "/somewhere/else",
+        [{"namespace": iceberg.warehouse, "name": "sales.orders", "type": "TABLE"}],
     )
     assert by_symlink is not None and by_symlink.table_uuid == iceberg.table_uuid
     assert resolver.resolve("file", path + "_other", []) is None
@@ -170,7 +174,10 @@ def test_enrichment_keeps_what_the_engine_sent_and_merges_symlinks(iceberg: Iceb
     dataset = {
         "namespace": "file",
         "name": iceberg.location.removeprefix("file://"),
-        "facets": {"version": own_version, "symlinks": {"_producer": "p", "_schemaURL": "s", "identifiers": [own_link]}},
+        "facets": {
+            "version": own_version,
+            "symlinks": {"_producer": "p", "_schemaURL": "s", "identifiers": [own_link]},
+        },
     }
     enriched = enrich_event(settings, _event([], [dataset]))
     facets = enriched["outputs"][0]["facets"]
@@ -186,7 +193,17 @@ def test_renamed_table_keeps_its_stable_identity(iceberg: Iceberg) -> None:
     iceberg.catalog.rename_table("sales.orders", "sales.orders_v2")
     link = [{"namespace": iceberg.warehouse, "name": "sales.orders_v2", "type": "TABLE"}]
     enriched = enrich_event(
-        settings, _event([{"namespace": "file", "name": "/elsewhere", "facets": {"symlinks": {"identifiers": link}}}], [])
+        settings,
+        _event(
+            [
+                {
+                    "namespace": "file",
+                    "name": "/elsewhere",
+                    "facets": {"symlinks": {"identifiers": link}},
+                }
+            ],
+            [],
+        ),
     )
     identity = enriched["inputs"][0]["facets"][IDENTITY_FACET]
     assert identity["tableUuid"] == iceberg.table_uuid
@@ -201,7 +218,13 @@ def test_enrichment_can_be_switched_off_per_catalog(iceberg: Iceberg) -> None:
 
 def test_unreachable_catalog_leaves_events_alone(tmp_path: Path) -> None:
     settings = SimpleNamespace(
-        catalogs={"broken": {"type": "sql", "uri": f"sqlite:///{tmp_path}/missing/dir/c.db", "warehouse": "file:///x"}}
+        catalogs={
+            "broken": {
+                "type": "sql",
+                "uri": f"sqlite:///{tmp_path}/missing/dir/c.db",
+                "warehouse": "file:///x",
+            }
+        }
     )
     event = _event([{"namespace": "file", "name": "/x/sales/orders"}], [])
     assert enrich_event(settings, event) is event
@@ -224,5 +247,8 @@ def test_resolves_a_table_at_a_custom_location_inside_the_warehouse(iceberg: Ice
     resolver = IcebergResolver("lake", iceberg.properties)
     found = resolver.resolve("file", custom.removeprefix("file://"), [])
     assert found is not None
-    assert (found.qualified_name, found.table_uuid) == ("sales.returns", str(table.metadata.table_uuid))
+    assert (found.qualified_name, found.table_uuid) == (
+        "sales.returns",
+        str(table.metadata.table_uuid),
+    )
     assert found.current_snapshot_id is None

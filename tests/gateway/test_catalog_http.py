@@ -21,10 +21,16 @@ def lake(tmp_path: Path) -> Iceberg:
     warehouse.mkdir()
     found = make_iceberg(
         "lake",
-        {"type": "sql", "uri": f"sqlite:///{tmp_path / 'catalog.db'}", "warehouse": f"file://{warehouse}"},
+        {
+            "type": "sql",
+            "uri": f"sqlite:///{tmp_path / 'catalog.db'}",
+            "warehouse": f"file://{warehouse}",
+        },
     )
     found.catalog.create_namespace(("eu", "finance"))
-    nested = found.catalog.create_table(("eu", "finance", "ledger"), schema=pa.schema([("id", pa.int64())]))
+    nested = found.catalog.create_table(
+        ("eu", "finance", "ledger"), schema=pa.schema([("id", pa.int64())])
+    )
     found.ledger_uuid = str(nested.metadata.table_uuid)
     return found
 
@@ -35,13 +41,22 @@ def test_route_returns_the_catalog_facets(make_server, lake: Iceberg) -> None:
     assert response.status_code == 200, response.text
     body = response.json()
     path = lake.location.removeprefix("file://")
-    assert (body["catalog"], body["table"], body["namespace"], body["name"]) == ("lake", "sales.orders", "file", path)
+    assert (body["catalog"], body["table"], body["namespace"], body["name"]) == (
+        "lake",
+        "sales.orders",
+        "file",
+        path,
+    )
     facets = body["facets"]
-    assert sorted(facets) == sorted(["catalog", "symlinks", "schema", "storage", "version", IDENTITY_FACET])
+    assert sorted(facets) == sorted(
+        ["catalog", "symlinks", "schema", "storage", "version", IDENTITY_FACET]
+    )
     assert facets["version"]["datasetVersion"] == str(lake.snapshots[1])
     assert facets[IDENTITY_FACET]["tableUuid"] == lake.table_uuid
     assert facets["schema"]["fields"] == EXPECTED_FIELDS
-    assert facets["symlinks"]["identifiers"] == [{"namespace": lake.warehouse, "name": "sales.orders", "type": "TABLE"}]
+    assert facets["symlinks"]["identifiers"] == [
+        {"namespace": lake.warehouse, "name": "sales.orders", "type": "TABLE"}
+    ]
     assert {k: facets["catalog"][k] for k in ("framework", "type", "name", "warehouseUri")} == {
         "framework": "iceberg",
         "type": "sql",
@@ -104,14 +119,19 @@ headers = {{ X-Env = "test" }}
 
 [catalog.lake]
 type = "sql"
-uri = "{lake.properties['uri']}"
+uri = "{lake.properties["uri"]}"
 warehouse = "{lake.warehouse}"
 """
     )
-    gateway = Gateway(["--db", f"sqlite:///{tmp_path / 'gw.db'}", "--port", "0", "--config", str(config)], dict(os.environ))
+    gateway = Gateway(
+        ["--db", f"sqlite:///{tmp_path / 'gw.db'}", "--port", "0", "--config", str(config)],
+        dict(os.environ),
+    )
     gateway.start()
     try:
-        body = httpx.get(f"{gateway.url}/api/v1/catalogs/lake/lineage/datasets/sales/orders", timeout=60).json()
+        body = httpx.get(
+            f"{gateway.url}/api/v1/catalogs/lake/lineage/datasets/sales/orders", timeout=60
+        ).json()
         assert body["facets"][IDENTITY_FACET]["tableUuid"] == lake.table_uuid
         event = (
             b'{"eventType":"START","eventTime":"2026-01-01T00:00:00Z","run":{"runId":'
@@ -119,7 +139,12 @@ warehouse = "{lake.warehouse}"
             b'"producer":"https://example.com/p","schemaURL":'
             b'"https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent"}'
         )
-        response = httpx.post(f"{gateway.url}/api/v1/lineage", content=event, headers={"Content-Type": "application/json"}, timeout=60)
+        response = httpx.post(
+            f"{gateway.url}/api/v1/lineage",
+            content=event,
+            headers={"Content-Type": "application/json"},
+            timeout=60,
+        )
         assert response.status_code == 201
         downstream.wait_for(lambda d: len(d.received) == 1)
         [received] = downstream.received

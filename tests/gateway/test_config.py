@@ -16,7 +16,13 @@ REPO = Path(__file__).resolve().parents[2]
 
 @pytest.mark.parametrize(
     ("host", "expected"),
-    [("127.0.0.1", "open"), ("localhost", "open"), ("::1", "open"), ("0.0.0.0", "required"), ("10.1.2.3", "required")],
+    [
+        ("127.0.0.1", "open"),
+        ("localhost", "open"),
+        ("::1", "open"),
+        ("0.0.0.0", "required"),
+        ("10.1.2.3", "required"),
+    ],
 )
 def test_auth_default_depends_on_the_bind_address(host: str, expected: str) -> None:
     assert build_settings(db_url="sqlite://", host=host).auth == expected
@@ -25,12 +31,28 @@ def test_auth_default_depends_on_the_bind_address(host: str, expected: str) -> N
 def test_open_on_a_public_address_needs_allow_open_public() -> None:
     with pytest.raises(ConfigError, match="refusing to serve without auth on 0.0.0.0"):
         build_settings(db_url="sqlite://", host="0.0.0.0", auth="open")
-    assert build_settings(db_url="sqlite://", host="0.0.0.0", auth="open", allow_open_public=True).auth == "open"
+    assert (
+        build_settings(db_url="sqlite://", host="0.0.0.0", auth="open", allow_open_public=True).auth
+        == "open"
+    )
 
 
 def test_serve_refuses_open_on_a_public_address() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "plumbline", "serve", "--db", "sqlite://", "--host", "0.0.0.0", "--auth", "open", "--port", "0"],
+        [
+            sys.executable,
+            "-m",
+            "plumbline",
+            "serve",
+            "--db",
+            "sqlite://",
+            "--host",
+            "0.0.0.0",
+            "--auth",
+            "open",
+            "--port",
+            "0",
+        ],
         cwd=REPO,
         capture_output=True,
         text=True,

@@ -85,7 +85,16 @@ def test_every_accepted_event_arrives_despite_sigkill_and_a_flaky_downstream(
             "PLUMBLINE_OUTBOX_MAX_DELAY": "0.2",
             "PLUMBLINE_OUTBOX_POLL_INTERVAL": "0.1",
         }
-        args = ["--db", db_url, "--port", str(port), "--forward", downstream_plumbline.url, "--forward", flaky.url]
+        args = [
+            "--db",
+            db_url,
+            "--port",
+            str(port),
+            "--forward",
+            downstream_plumbline.url,
+            "--forward",
+            flaky.url,
+        ]
         gateway = Gateway(args, env)
         gateway_factory.append(gateway)
         gateway.start()
@@ -163,6 +172,7 @@ def test_every_accepted_event_arrives_despite_sigkill_and_a_flaky_downstream(
     with engine.connect() as connection:
         stored = connection.execute(sa.select(lineage_events.c.payload)).scalars().all()
     engine.dispose()
+
     def canonical(document: object) -> str:
         return json.dumps(document, sort_keys=True)
 
@@ -173,5 +183,7 @@ def test_every_accepted_event_arrives_despite_sigkill_and_a_flaky_downstream(
     for body in dict.fromkeys(received):
         event = json.loads(body)
         first_seen.setdefault(event["run"]["runId"], []).append(event["eventType"])
-    out_of_order = {run: types for run, types in first_seen.items() if types != list(EVENT_TYPES)[: len(types)]}
+    out_of_order = {
+        run: types for run, types in first_seen.items() if types != list(EVENT_TYPES)[: len(types)]
+    }
     assert out_of_order == {}

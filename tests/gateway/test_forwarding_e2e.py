@@ -35,7 +35,9 @@ def _count(db_url: str, table: sa.Table) -> int:
     engine = create_store_engine(db_url)
     try:
         with engine.connect() as connection:
-            return int(connection.execute(sa.select(sa.func.count()).select_from(table)).scalar_one())
+            return int(
+                connection.execute(sa.select(sa.func.count()).select_from(table)).scalar_one()
+            )
     finally:
         engine.dispose()
 
@@ -68,7 +70,9 @@ def test_a_second_plumbline_receives_every_event(make_server, tmp_path: Path) ->
     engine = create_store_engine(downstream.db_url)
     with engine.connect() as connection:
         stored = connection.execute(sa.select(lineage_events.c.payload)).scalars().all()
-        run = connection.execute(sa.select(runs.c.current_state).where(runs.c.uuid == run_id)).scalar_one()
+        run = connection.execute(
+            sa.select(runs.c.current_state).where(runs.c.uuid == run_id)
+        ).scalar_one()
     engine.dispose()
     assert sorted(json.dumps(p, sort_keys=True) for p in stored) == sorted(
         json.dumps(e, sort_keys=True) for e in single + batch
@@ -78,10 +82,14 @@ def test_a_second_plumbline_receives_every_event(make_server, tmp_path: Path) ->
     assert [(t["pending"], t["delivered"], t["dead"]) for t in status] == [(0, 10, 0)]
 
 
-def test_single_events_are_forwarded_exactly_as_received(make_server, downstream: Downstream) -> None:
+def test_single_events_are_forwarded_exactly_as_received(
+    make_server, downstream: Downstream
+) -> None:
     upstream = make_server(forward=(ForwardTarget(url=f"{downstream.url}/custom/path"),))
     raw = json.dumps(run_event("exact"), indent=3).encode()
-    response = httpx.post(f"{upstream.url}/api/v1/lineage", content=raw, headers={"Content-Type": "application/json"})
+    response = httpx.post(
+        f"{upstream.url}/api/v1/lineage", content=raw, headers={"Content-Type": "application/json"}
+    )
     assert response.status_code == 201
     gz_raw = json.dumps(run_event("zipped"), separators=(" ,", ": ")).encode()
     response = httpx.post(
@@ -107,7 +115,9 @@ def test_rejected_events_are_not_forwarded(make_server, downstream: Downstream) 
     assert [r.event["job"]["name"] for r in downstream.received] == ["good"]
 
 
-def test_proxy_mode_keeps_no_lineage_but_forwards_durably(make_server, downstream: Downstream) -> None:
+def test_proxy_mode_keeps_no_lineage_but_forwards_durably(
+    make_server, downstream: Downstream
+) -> None:
     downstream.fail_with = 503
     upstream = make_server(store=False, forward=(ForwardTarget(url=downstream.url),))
     events = [run_event(f"p{i}") for i in range(5)]
@@ -117,7 +127,9 @@ def test_proxy_mode_keeps_no_lineage_but_forwards_durably(make_server, downstrea
     _wait(lambda: downstream.failures >= 1)
     downstream.fail_with = None  # the downstream comes back: nothing was lost meanwhile
     downstream.wait_for(lambda d: len(d.received) == 5, timeout=30)
-    assert sorted(r.event["job"]["name"] for r in downstream.received) == [f"p{i}" for i in range(5)]
+    assert sorted(r.event["job"]["name"] for r in downstream.received) == [
+        f"p{i}" for i in range(5)
+    ]
     assert _count(upstream.db_url, lineage_events) == 0
     assert _count(upstream.db_url, runs) == 0
 
@@ -133,23 +145,38 @@ def test_metrics_count_ingest_and_outbox(make_server, downstream: Downstream) ->
     before = httpx.get(f"{upstream.url}/metrics").text
     bad = run_event("bad")
     del bad["eventTime"]
-    assert httpx.post(f"{upstream.url}/api/v1/lineage", json=[run_event("a"), run_event("b"), bad]).status_code == 201
+    assert (
+        httpx.post(
+            f"{upstream.url}/api/v1/lineage", json=[run_event("a"), run_event("b"), bad]
+        ).status_code
+        == 201
+    )
     assert httpx.post(f"{upstream.url}/api/v1/lineage", json=bad).status_code == 422
     _wait(lambda: downstream.failures >= 1)
     after = httpx.get(f"{upstream.url}/metrics")
     assert after.headers["content-type"].startswith("text/plain")
     text = after.text
     name = "plumbline_ingest_events_total"
-    assert _metric(text, name, 'result="accepted"') - _metric(before, name, 'result="accepted"') == 2
-    assert _metric(text, name, 'result="rejected"') - _metric(before, name, 'result="rejected"') == 2
+    assert (
+        _metric(text, name, 'result="accepted"') - _metric(before, name, 'result="accepted"') == 2
+    )
+    assert (
+        _metric(text, name, 'result="rejected"') - _metric(before, name, 'result="rejected"') == 2
+    )
     target = f'target="{downstream.url}/api/v1/lineage"'
     assert _metric(text, "plumbline_outbox_pending", target) == 2
     assert _metric(text, "plumbline_outbox_dead", target) == 0
     assert _metric(text, "plumbline_outbox_lag_seconds", target) > 0
     attempts = f'outcome="failed",{target}'
     _wait(
-        lambda: _metric(httpx.get(f"{upstream.url}/metrics").text, "plumbline_forward_attempts_total", attempts)
-        >= 2
+        lambda: (
+            _metric(
+                httpx.get(f"{upstream.url}/metrics").text,
+                "plumbline_forward_attempts_total",
+                attempts,
+            )
+            >= 2
+        )
     )
 
 
@@ -176,6 +203,8 @@ def test_the_openlineage_client_with_api_key_auth_works_unchanged(make_server, d
         )
     )
     with engine.connect() as connection:
-        rows = connection.execute(sa.select(lineage_events.c.token_name, lineage_events.c.run_uuid)).all()
+        rows = connection.execute(
+            sa.select(lineage_events.c.token_name, lineage_events.c.run_uuid)
+        ).all()
     engine.dispose()
     assert [tuple(r) for r in rows] == [("ol-client", run_id)]

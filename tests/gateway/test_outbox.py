@@ -46,7 +46,9 @@ def _status(url: str) -> dict:
     return response.json()
 
 
-def test_events_arrive_byte_for_byte_in_run_order_with_target_auth(make_server, downstream: Downstream) -> None:
+def test_events_arrive_byte_for_byte_in_run_order_with_target_auth(
+    make_server, downstream: Downstream
+) -> None:
     target = ForwardTarget(url=downstream.url, api_key="downstream-key", headers={"X-Team": "blue"})
     server = make_server(forward=(target,))
     runs = [str(uuid.uuid4()) for _ in range(3)]
@@ -79,7 +81,9 @@ def test_events_arrive_byte_for_byte_in_run_order_with_target_auth(make_server, 
     assert status["deadEvents"] == []
 
 
-def test_enqueue_rolls_back_with_the_callers_transaction(make_server, downstream: Downstream) -> None:
+def test_enqueue_rolls_back_with_the_callers_transaction(
+    make_server, downstream: Downstream
+) -> None:
     server = make_server(forward=(ForwardTarget(url=downstream.url),))
     with pytest.raises(RuntimeError):
         with server.app.state.engine.begin() as connection:
@@ -97,7 +101,9 @@ def test_no_targets_means_no_rows(make_server) -> None:
     assert _status(server.url) == {"targets": [], "deadEvents": []}
 
 
-def test_failures_back_off_then_go_dead_and_can_be_retried(make_server, downstream: Downstream) -> None:
+def test_failures_back_off_then_go_dead_and_can_be_retried(
+    make_server, downstream: Downstream
+) -> None:
     downstream.fail_with = 503
     server = make_server(forward=(ForwardTarget(url=downstream.url),))
     server.app.state.outbox_policy = FAST
@@ -188,9 +194,13 @@ def test_claim_keeps_per_run_order_behind_an_event_waiting_to_retry(engine) -> N
 def test_summary_counts_statuses_per_target(engine) -> None:
     with engine.begin() as connection:
         queue.enqueue_rows(connection, ["http://a/x", "http://b/y"], [(b"1", "r"), (b"2", "r")])
-        first_a = connection.execute(
-            sa.select(outbox.c.id).where(outbox.c.target == "http://a/x").order_by(outbox.c.id)
-        ).scalars().first()
+        first_a = (
+            connection.execute(
+                sa.select(outbox.c.id).where(outbox.c.target == "http://a/x").order_by(outbox.c.id)
+            )
+            .scalars()
+            .first()
+        )
         queue.mark_delivered(connection, [first_a])
     with engine.connect() as connection:
         summaries = queue.summarize(connection)
@@ -206,7 +216,9 @@ def test_delivered_rows_are_pruned_after_the_retention(engine) -> None:
     target = "http://a/x"
     with engine.begin() as connection:
         queue.enqueue_rows(connection, [target], [(b"old", "r"), (b"new", "r"), (b"waiting", "s")])
-        old, new, _waiting = connection.execute(sa.select(outbox.c.id).order_by(outbox.c.id)).scalars()
+        old, new, _waiting = connection.execute(
+            sa.select(outbox.c.id).order_by(outbox.c.id)
+        ).scalars()
         queue.mark_delivered(connection, [old, new])
         connection.execute(
             sa.update(outbox)
@@ -214,12 +226,19 @@ def test_delivered_rows_are_pruned_after_the_retention(engine) -> None:
             .values(delivered_at=queue.utcnow() - timedelta(days=8))
         )
         assert queue.prune_delivered(connection, target, timedelta(days=7)) == 1
-        left = connection.execute(sa.select(outbox.c.body, outbox.c.status).order_by(outbox.c.id)).all()
-    assert [(bytes(body), status) for body, status in left] == [(b"new", "delivered"), (b"waiting", "pending")]
+        left = connection.execute(
+            sa.select(outbox.c.body, outbox.c.status).order_by(outbox.c.id)
+        ).all()
+    assert [(bytes(body), status) for body, status in left] == [
+        (b"new", "delivered"),
+        (b"waiting", "pending"),
+    ]
 
 
 def test_policy_from_environment() -> None:
-    policy = OutboxPolicy.from_env({"PLUMBLINE_OUTBOX_MAX_ATTEMPTS": "4", "PLUMBLINE_OUTBOX_BASE_DELAY": "0.5"})
+    policy = OutboxPolicy.from_env(
+        {"PLUMBLINE_OUTBOX_MAX_ATTEMPTS": "4", "PLUMBLINE_OUTBOX_BASE_DELAY": "0.5"}
+    )
     assert (policy.max_attempts, policy.base_delay_s, policy.max_delay_s) == (4, 0.5, 300.0)
     assert OutboxPolicy(base_delay_s=1, max_delay_s=5).backoff(10).total_seconds() <= 5
     assert 2.0 <= OutboxPolicy(base_delay_s=1).backoff(3).total_seconds() <= 4.0

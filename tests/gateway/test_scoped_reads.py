@@ -19,14 +19,20 @@ import pytest
 from plumbline.server.tokens import create_token
 from plumbline.store.engine import create_store_engine
 
-SCHEMA = "https://openlineage.io/spec/facets/1-1-1/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet"
+SCHEMA = (
+    "https://openlineage.io/spec/facets/1-1-1/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet"
+)
 COLUMNS = "https://openlineage.io/spec/facets/1-2-0/ColumnLineageDatasetFacet.json#/$defs/ColumnLineageDatasetFacet"
 PRODUCER = "https://example.com/producer"
 
 
 def _dataset(namespace: str, name: str, source: tuple[str, str] | None = None) -> dict:
     facets: dict = {
-        "schema": {"_producer": PRODUCER, "_schemaURL": SCHEMA, "fields": [{"name": "id", "type": "int"}]}
+        "schema": {
+            "_producer": PRODUCER,
+            "_schemaURL": SCHEMA,
+            "fields": [{"name": "id", "type": "int"}],
+        }
     }
     if source is not None:
         facets["columnLineage"] = {
@@ -48,7 +54,9 @@ def _dataset(namespace: str, name: str, source: tuple[str, str] | None = None) -
     return {"namespace": namespace, "name": name, "facets": facets}
 
 
-def _complete(namespace: str, job: str, inputs: list[dict], outputs: list[dict]) -> tuple[str, dict]:
+def _complete(
+    namespace: str, job: str, inputs: list[dict], outputs: list[dict]
+) -> tuple[str, dict]:
     run_id = str(uuid.uuid4())
     return run_id, {
         "eventType": "COMPLETE",
@@ -68,7 +76,9 @@ def _node_ids(graph: dict) -> list[str]:
 
 def _edges(graph: dict) -> list[tuple[str, str]]:
     return sorted(
-        (edge["origin"], edge["destination"]) for node in graph["graph"] for edge in node["outEdges"]
+        (edge["origin"], edge["destination"])
+        for node in graph["graph"]
+        for edge in node["outEdges"]
     )
 
 
@@ -95,9 +105,15 @@ def world(make_server, db_url: str):
     )
     root = {"Authorization": f"Bearer {admin}"}
     for event in (feed_event, load_event, report_event):
-        assert httpx.post(f"{server.url}/api/v1/lineage", json=event, headers=root).status_code == 201
+        assert (
+            httpx.post(f"{server.url}/api/v1/lineage", json=event, headers=root).status_code == 201
+        )
     with (
-        httpx.Client(base_url=server.url + "/api/v1", headers={"Authorization": f"Bearer {limited}"}, timeout=30) as a,
+        httpx.Client(
+            base_url=server.url + "/api/v1",
+            headers={"Authorization": f"Bearer {limited}"},
+            timeout=30,
+        ) as a,
         httpx.Client(base_url=server.url + "/api/v1", headers=root, timeout=30) as everyone,
     ):
         yield {"a": a, "all": everyone, "feed": feed, "load": load, "report": report}
@@ -127,7 +143,9 @@ def test_namespaces_and_sources(world) -> None:
     assert names(_get(everyone, "/namespaces")) == ["file", "s3://b-bucket", "team_a", "team_b"]
     assert _get(a, "/namespaces/file")["name"] == "file"
     assert _missing(a, "/namespaces/team_b") == "namespace 'team_b' not found"
-    assert _missing(a, f"/namespaces/{ds('s3://b-bucket')}") == "namespace 's3://b-bucket' not found"
+    assert (
+        _missing(a, f"/namespaces/{ds('s3://b-bucket')}") == "namespace 's3://b-bucket' not found"
+    )
     sources = lambda body: sorted(src["name"] for src in body["sources"])  # noqa: E731
     assert sources(_get(a, "/sources")) == ["file"]
     assert sources(_get(everyone, "/sources")) == ["file", "s3://b-bucket"]
@@ -151,7 +169,10 @@ def test_datasets_touched_by_the_tokens_jobs_are_readable_others_are_missing(wor
         expected = f"dataset {name!r} not found in namespace 'file'"
         assert _missing(a, f"/namespaces/file/datasets/{ds(name)}") == expected
         assert _missing(a, f"/namespaces/file/datasets/{ds(name)}/versions") == expected
-    assert _missing(a, f"/namespaces/{ds('s3://b-bucket')}/datasets") == "namespace 's3://b-bucket' not found"
+    assert (
+        _missing(a, f"/namespaces/{ds('s3://b-bucket')}/datasets")
+        == "namespace 's3://b-bucket' not found"
+    )
     assert _get(everyone, f"/namespaces/file/datasets/{ds('/data/b_out')}")["name"] == "/data/b_out"
 
 
@@ -218,7 +239,11 @@ def test_stats_count_only_what_the_token_sees(world) -> None:
 def test_lineage_graph_drops_nodes_and_edges_it_may_not_see(world) -> None:
     a, everyone = world["a"], world["all"]
     graph = _get(a, "/lineage", nodeId="dataset:file:/data/shared", depth=5)
-    assert _node_ids(graph) == ["dataset:file:/data/a_in", "dataset:file:/data/shared", "job:team_a:load"]
+    assert _node_ids(graph) == [
+        "dataset:file:/data/a_in",
+        "dataset:file:/data/shared",
+        "job:team_a:load",
+    ]
     assert _edges(graph) == [
         ("dataset:file:/data/a_in", "job:team_a:load"),
         ("job:team_a:load", "dataset:file:/data/shared"),
@@ -237,7 +262,10 @@ def test_lineage_graph_drops_nodes_and_edges_it_may_not_see(world) -> None:
     # the job's document lists only visible inputs and outputs (they are its own)
     load = next(n for n in graph["graph"] if n["id"] == "job:team_a:load")
     assert load["data"]["outputs"] == [{"namespace": "file", "name": "/data/shared"}]
-    assert _missing(a, "/lineage", nodeId="job:team_b:report") == "job 'report' not found in namespace 'team_b'"
+    assert (
+        _missing(a, "/lineage", nodeId="job:team_b:report")
+        == "job 'report' not found in namespace 'team_b'"
+    )
     assert _missing(a, "/lineage", nodeId="dataset:file:/data/b_out") == (
         "dataset '/data/b_out' not found in namespace 'file'"
     )
@@ -246,9 +274,16 @@ def test_lineage_graph_drops_nodes_and_edges_it_may_not_see(world) -> None:
 def test_column_lineage_drops_fields_it_may_not_see(world) -> None:
     a, everyone = world["a"], world["all"]
     graph = _get(a, "/column-lineage", nodeId="dataset:file:/data/shared", withDownstream="true")
-    assert _node_ids(graph) == ["datasetField:file:/data/a_in:id", "datasetField:file:/data/shared:id"]
-    assert _edges(graph) == [("datasetField:file:/data/a_in:id", "datasetField:file:/data/shared:id")]
-    full = _get(everyone, "/column-lineage", nodeId="dataset:file:/data/shared", withDownstream="true")
+    assert _node_ids(graph) == [
+        "datasetField:file:/data/a_in:id",
+        "datasetField:file:/data/shared:id",
+    ]
+    assert _edges(graph) == [
+        ("datasetField:file:/data/a_in:id", "datasetField:file:/data/shared:id")
+    ]
+    full = _get(
+        everyone, "/column-lineage", nodeId="dataset:file:/data/shared", withDownstream="true"
+    )
     assert _node_ids(full) == [
         "datasetField:file:/data/a_in:id",
         "datasetField:file:/data/b_out:id",
@@ -295,7 +330,10 @@ def test_dataset_events_are_read_by_their_dataset_namespace(world) -> None:
         response = everyone.post("/lineage", json=_dataset_event(namespace, "/registered"))
         assert response.status_code == 201, response.text
     events = _get(a, "/events/lineage")
-    assert sorted((e.get("dataset") or e["job"])["namespace"] for e in events["events"]) == ["team_a"] * 2
+    assert (
+        sorted((e.get("dataset") or e["job"])["namespace"] for e in events["events"])
+        == ["team_a"] * 2
+    )
     assert [e["dataset"]["name"] for e in events["events"] if "dataset" in e] == ["/registered"]
     assert events["totalCount"] == 2
     assert _get(everyone, "/events/lineage")["totalCount"] == 5

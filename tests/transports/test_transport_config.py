@@ -108,5 +108,3 @@ def test_endpoint_and_immutability() -> None:
         config.headers["X-B"] = "2"  # type: ignore[index]
     with pytest.raises(AttributeError):
         config.url = "http://other"  # type: ignore[misc]
-
-

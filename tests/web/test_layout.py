@@ -58,8 +58,13 @@ def test_longest_path_layers_with_sources_pulled_next_to_their_consumer(harness:
     r = run_layout(
         harness,
         ["raw", "clean_job", "clean", "join_job", "report", "lookup"],
-        [("raw", "clean_job"), ("clean_job", "clean"), ("clean", "join_job"),
-         ("lookup", "join_job"), ("join_job", "report")],
+        [
+            ("raw", "clean_job"),
+            ("clean_job", "clean"),
+            ("clean", "join_job"),
+            ("lookup", "join_job"),
+            ("join_job", "report"),
+        ],
     )
     layers = {k: v["layer"] for k, v in r["nodes"].items()}
     # lookup only feeds join_job (layer 3), so it sits in layer 2, not with the sources in 0.

@@ -26,11 +26,21 @@ def graph_json(nodes: dict[str, str], edges: list[tuple[str, str]]) -> dict:
 
 
 LINEAGE = graph_json(
-    {"dataset:s:raw": "DATASET", "job:s:clean": "JOB", "dataset:s:clean": "DATASET",
-     "job:s:report": "JOB", "dataset:s:report": "DATASET", "dataset:s:other": "DATASET"},
-    [("dataset:s:raw", "job:s:clean"), ("job:s:clean", "dataset:s:clean"),
-     ("dataset:s:clean", "job:s:report"), ("job:s:report", "dataset:s:report"),
-     ("dataset:s:other", "job:s:report")],
+    {
+        "dataset:s:raw": "DATASET",
+        "job:s:clean": "JOB",
+        "dataset:s:clean": "DATASET",
+        "job:s:report": "JOB",
+        "dataset:s:report": "DATASET",
+        "dataset:s:other": "DATASET",
+    },
+    [
+        ("dataset:s:raw", "job:s:clean"),
+        ("job:s:clean", "dataset:s:clean"),
+        ("dataset:s:clean", "job:s:report"),
+        ("job:s:report", "dataset:s:report"),
+        ("dataset:s:other", "job:s:report"),
+    ],
 )
 
 
@@ -52,8 +62,12 @@ def test_path_between_two_nodes(harness: Any) -> None:
         ["dataset:s:raw", "job:s:clean", "dataset:s:clean", "job:s:report", "dataset:s:report"]
     )
     assert result["edges"] == sorted(
-        [["dataset:s:raw", "job:s:clean"], ["job:s:clean", "dataset:s:clean"],
-         ["dataset:s:clean", "job:s:report"], ["job:s:report", "dataset:s:report"]]
+        [
+            ["dataset:s:raw", "job:s:clean"],
+            ["job:s:clean", "dataset:s:clean"],
+            ["dataset:s:clean", "job:s:report"],
+            ["job:s:report", "dataset:s:report"],
+        ]
     )
     assert result["none"] == 0
 
@@ -63,8 +77,11 @@ def test_expand_one_step_merges_only_that_side(harness: Any) -> None:
     # also contains its inputs, of which only the upstream side is merged.
     first = graph_json(
         {"dataset:s:clean": "DATASET", "job:s:report": "JOB"},
-        [("dataset:s:clean", "job:s:report"), ("dataset:s:other", "job:s:report"),
-         ("job:s:report", "dataset:s:report")],
+        [
+            ("dataset:s:clean", "job:s:report"),
+            ("dataset:s:other", "job:s:report"),
+            ("job:s:report", "dataset:s:report"),
+        ],
     )
     result = harness.evaluate(
         """async ([first, around]) => {
@@ -87,16 +104,41 @@ def test_expand_one_step_merges_only_that_side(harness: Any) -> None:
 @pytest.mark.parametrize(
     ("node_id", "expected"),
     [
-        ("dataset:file:/tmp/wh/orders", {"type": "DATASET", "namespace": "file", "name": "/tmp/wh/orders", "field": None}),
-        ("job:shop:shop.execute_insert.orders", {"type": "JOB", "namespace": "shop", "name": "shop.execute_insert.orders", "field": None}),
-        ("dataset:postgres://db:5432:public.orders", {"type": "DATASET", "namespace": "postgres://db:5432", "name": "public.orders", "field": None}),
-        ("datasetField:s3://bucket:warehouse/orders:amount", {"type": "DATASET_FIELD", "namespace": "s3://bucket", "name": "warehouse/orders", "field": "amount"}),
+        (
+            "dataset:file:/tmp/wh/orders",
+            {"type": "DATASET", "namespace": "file", "name": "/tmp/wh/orders", "field": None},
+        ),
+        (
+            "job:shop:shop.execute_insert.orders",
+            {
+                "type": "JOB",
+                "namespace": "shop",
+                "name": "shop.execute_insert.orders",
+                "field": None,
+            },
+        ),
+        (
+            "dataset:postgres://db:5432:public.orders",
+            {
+                "type": "DATASET",
+                "namespace": "postgres://db:5432",
+                "name": "public.orders",
+                "field": None,
+            },
+        ),
+        (
+            "datasetField:s3://bucket:warehouse/orders:amount",
+            {
+                "type": "DATASET_FIELD",
+                "namespace": "s3://bucket",
+                "name": "warehouse/orders",
+                "field": "amount",
+            },
+        ),
     ],
 )
 def test_parse_node_id(harness: Any, node_id: str, expected: dict) -> None:
-    got = harness.evaluate(
-        "async (id) => (await import('/js/api.js')).parseNodeId(id)", node_id
-    )
+    got = harness.evaluate("async (id) => (await import('/js/api.js')).parseNodeId(id)", node_id)
     assert got == expected
 
 
@@ -138,9 +180,21 @@ def test_filter_edges_and_prune_keep_only_direct_provenance(harness: Any) -> Non
     # total <- amount (DIRECT), total <- customer_id (INDIRECT JOIN), customer_id <- raw_id (DIRECT),
     # amount -> other (DIRECT): without indirect edges only amount and other stay around total.
     def field(fid: str, inputs: list[tuple[str, str]]) -> dict:
-        return {"namespace": "f", "dataset": "/d", "field": fid,
-                "inputFields": [{"namespace": "f", "dataset": "/d", "field": i,
-                                 "transformations": [{"type": t, "subtype": "X"}]} for i, t in inputs]}
+        return {
+            "namespace": "f",
+            "dataset": "/d",
+            "field": fid,
+            "inputFields": [
+                {
+                    "namespace": "f",
+                    "dataset": "/d",
+                    "field": i,
+                    "transformations": [{"type": t, "subtype": "X"}],
+                }
+                for i, t in inputs
+            ],
+        }
+
     nodes = {
         "total": field("total", [("amount", "DIRECT"), ("customer_id", "INDIRECT")]),
         "amount": field("amount", []),
@@ -148,12 +202,24 @@ def test_filter_edges_and_prune_keep_only_direct_provenance(harness: Any) -> Non
         "raw_id": field("raw_id", []),
         "other": field("other", [("amount", "DIRECT")]),
     }
-    edges = [("amount", "total"), ("customer_id", "total"), ("raw_id", "customer_id"), ("amount", "other")]
-    graph = {"graph": [
-        {"id": k, "type": "DATASET_FIELD", "data": v,
-         "inEdges": [{"origin": a, "destination": b} for a, b in edges if b == k],
-         "outEdges": [{"origin": a, "destination": b} for a, b in edges if a == k]}
-        for k, v in nodes.items()]}
+    edges = [
+        ("amount", "total"),
+        ("customer_id", "total"),
+        ("raw_id", "customer_id"),
+        ("amount", "other"),
+    ]
+    graph = {
+        "graph": [
+            {
+                "id": k,
+                "type": "DATASET_FIELD",
+                "data": v,
+                "inEdges": [{"origin": a, "destination": b} for a, b in edges if b == k],
+                "outEdges": [{"origin": a, "destination": b} for a, b in edges if a == k],
+            }
+            for k, v in nodes.items()
+        ]
+    }
     got = harness.evaluate(
         """async (g) => {
           const { GraphModel, filterEdges, columnTransformation } = await import('/js/graph_model.js');

@@ -49,8 +49,16 @@ def test_lineage_graph_of_known_lineage(page: Any, ui_server: UiServer, artifact
     assert node_ids(page) == {RAW, CLEAN_JOB, CLEAN, CUSTOMERS, REVENUE_JOB, REVENUE}
     assert page.get_attribute("svg.graph", "data-edges") == "5"
     # Datasets and jobs are distinct nodes; jobs carry their latest run's state.
-    assert page.get_attribute(f'.node[data-id="{CLEAN_JOB}"]', "class").split() == ["node", "node-job", "run-completed"]
-    assert page.get_attribute(f'.node[data-id="{REVENUE_JOB}"]', "class").split() == ["node", "node-job", "run-failed"]
+    assert page.get_attribute(f'.node[data-id="{CLEAN_JOB}"]', "class").split() == [
+        "node",
+        "node-job",
+        "run-completed",
+    ]
+    assert page.get_attribute(f'.node[data-id="{REVENUE_JOB}"]', "class").split() == [
+        "node",
+        "node-job",
+        "run-failed",
+    ]
     assert "focus" in page.get_attribute(f'.node[data-id="{CLEAN}"]', "class").split()
     assert page.text_content(f'.node[data-id="{CLEAN}"] .node-title') == "orders"
     assert page.text_content(f'.node[data-id="{CLEAN}"] .node-sub') == "file · /data/clean"
@@ -62,14 +70,22 @@ def test_lineage_graph_of_known_lineage(page: Any, ui_server: UiServer, artifact
     # The focus node is selected and described in the side panel.
     assert page.get_attribute("#node-panel .panel-inner", "data-node") == CLEAN
     assert page.eval_on_selector_all("#node-panel .chip", "els => els.map(e => e.textContent)") == [
-        "order_id", "customer_id", "amount", "currency"]
+        "order_id",
+        "customer_id",
+        "amount",
+        "currency",
+    ]
     page.screenshot(path=str(artifacts / "lineage_graph.png"))
 
     # Path between two nodes: select raw orders, shift-click the revenue mart.
     page.click(f'.node[data-id="{RAW}"] .node-box')
     page.click(f'.node[data-id="{REVENUE}"] .node-box', modifiers=["Shift"])
-    assert page.text_content("#path-summary") == "5 nodes and 4 edges lie on the paths between them."
-    highlighted = set(page.eval_on_selector_all("svg.graph .node.hl", "els => els.map(e => e.dataset.id)"))
+    assert (
+        page.text_content("#path-summary") == "5 nodes and 4 edges lie on the paths between them."
+    )
+    highlighted = set(
+        page.eval_on_selector_all("svg.graph .node.hl", "els => els.map(e => e.dataset.id)")
+    )
     assert highlighted == {RAW, CLEAN_JOB, CLEAN, REVENUE_JOB, REVENUE}
     assert page.eval_on_selector_all("svg.graph .edge.hl", "els => els.length") == 4
     page.screenshot(path=str(artifacts / "lineage_path.png"))
@@ -81,25 +97,33 @@ def test_lineage_graph_of_known_lineage(page: Any, ui_server: UiServer, artifact
     # Zoom buttons scale by 1.25; Fit comes back to the fitted scale.
     fitted = float(page.get_attribute("svg.graph", "data-scale"))
     page.click("#zoom-in")
-    assert float(page.get_attribute("svg.graph", "data-scale")) == pytest.approx(fitted * 1.25, abs=0.002)
+    assert float(page.get_attribute("svg.graph", "data-scale")) == pytest.approx(
+        fitted * 1.25, abs=0.002
+    )
     page.click("#fit")
     assert float(page.get_attribute("svg.graph", "data-scale")) == pytest.approx(fitted, abs=0.002)
     assert page.page_errors == []
 
 
-def test_expand_downstream_one_step_at_a_time(page: Any, ui_server: UiServer, artifacts: Path) -> None:
+def test_expand_downstream_one_step_at_a_time(
+    page: Any, ui_server: UiServer, artifacts: Path
+) -> None:
     page.goto(lineage_url(ui_server, RAW, depth="0"))
     wait_graph(page, 3)
     assert node_ids(page) == {RAW, CLEAN_JOB, CLEAN}
     # Only clean orders has something more downstream (the revenue job).
     handles = page.eval_on_selector_all(
-        "svg.graph .node .expand", "els => els.map(e => [e.closest('.node').dataset.id, e.dataset.dir])")
+        "svg.graph .node .expand",
+        "els => els.map(e => [e.closest('.node').dataset.id, e.dataset.dir])",
+    )
     assert handles == [[CLEAN, "down"]]
     page.click(f'.node[data-id="{CLEAN}"] .expand[data-dir="down"]')
     wait_graph(page, 4)
     assert node_ids(page) == {RAW, CLEAN_JOB, CLEAN, REVENUE_JOB}
     handles = page.eval_on_selector_all(
-        "svg.graph .node .expand", "els => els.map(e => [e.closest('.node').dataset.id, e.dataset.dir])")
+        "svg.graph .node .expand",
+        "els => els.map(e => [e.closest('.node').dataset.id, e.dataset.dir])",
+    )
     assert sorted(handles) == [[REVENUE_JOB, "down"], [REVENUE_JOB, "up"]]
     # The panel's buttons do the same: expand the job upstream (adds raw customers).
     page.click(f'.node[data-id="{REVENUE_JOB}"] .node-box')
@@ -116,7 +140,9 @@ def test_search_typeahead_opens_a_dataset(page: Any, ui_server: UiServer, artifa
     page.wait_for_selector("#home-jobs")
     page.fill("#search-input", "revenue")
     page.wait_for_selector(".search-item")
-    items = page.eval_on_selector_all(".search-item", "els => els.map(e => [e.dataset.type, e.dataset.name])")
+    items = page.eval_on_selector_all(
+        ".search-item", "els => els.map(e => [e.dataset.type, e.dataset.name])"
+    )
     assert items == [["DATASET", ev.REVENUE], ["JOB", ev.REVENUE_JOB]]
     page.screenshot(path=str(artifacts / "search.png"))
     # Keyboard: the first item is active; down selects the job; up and Enter open the dataset.
@@ -144,7 +170,9 @@ def test_dataset_page(page: Any, ui_server: UiServer, artifacts: Path) -> None:
     page.goto(f"{ui_server.url}/datasets/file/{quote(ev.CLEAN_ORDERS, safe='')}")
     page.wait_for_selector("#versions .version")
     rows = page.eval_on_selector_all(
-        "#schema-table tbody tr", "rs => rs.map(r => [...r.cells].slice(0, 2).map(c => c.textContent))")
+        "#schema-table tbody tr",
+        "rs => rs.map(r => [...r.cells].slice(0, 2).map(c => c.textContent))",
+    )
     assert rows == [[n, t] for n, t in ev.CLEAN_V2]
     # Two versions, newest first, each with the run that produced it and the schema difference.
     versions = page.locator("#versions .version")
@@ -154,11 +182,18 @@ def test_dataset_page(page: Any, ui_server: UiServer, artifacts: Path) -> None:
     assert newest.locator(".diff-chg").inner_text() == "~ amount int → double"
     assert newest.locator("a[href^='/runs/']").get_attribute("href") == f"/runs/{ev.CLEAN_RUNS[1]}"
     assert versions.nth(1).inner_text().endswith("First version")
-    assert versions.nth(1).locator("a[href^='/runs/']").get_attribute("href") == f"/runs/{ev.CLEAN_RUNS[0]}"
+    assert (
+        versions.nth(1).locator("a[href^='/runs/']").get_attribute("href")
+        == f"/runs/{ev.CLEAN_RUNS[0]}"
+    )
     # Producers and consumers.
     page.wait_for_selector("#producers")
-    assert page.eval_on_selector_all("#producers a", "as => as.map(a => a.textContent)") == [ev.CLEAN_JOB]
-    assert page.eval_on_selector_all("#consumers a", "as => as.map(a => a.textContent)") == [ev.REVENUE_JOB]
+    assert page.eval_on_selector_all("#producers a", "as => as.map(a => a.textContent)") == [
+        ev.CLEAN_JOB
+    ]
+    assert page.eval_on_selector_all("#consumers a", "as => as.map(a => a.textContent)") == [
+        ev.REVENUE_JOB
+    ]
     # Rows written per run: 100 then 120, oldest first.
     bars = page.eval_on_selector_all(".chart .bar", "bs => bs.map(b => b.dataset.value)")
     assert bars == ["100", "120"]
@@ -186,31 +221,49 @@ def test_column_mode(page: Any, ui_server: UiServer, artifacts: Path) -> None:
         f"datasetField:file:{ev.RAW_CUSTOMERS}:country",
     }
     assert "column=total" in page.url
-    labels = sorted(page.eval_on_selector_all(".edge-label text", "ts => ts.map(t => t.textContent)"))
-    assert labels == sorted([
-        "DIRECT · AGGREGATION", "DIRECT · TRANSFORMATION", "DIRECT · IDENTITY",
-        "INDIRECT · JOIN", "INDIRECT · JOIN", "INDIRECT · GROUP_BY",
-    ])
+    labels = sorted(
+        page.eval_on_selector_all(".edge-label text", "ts => ts.map(t => t.textContent)")
+    )
+    assert labels == sorted(
+        [
+            "DIRECT · AGGREGATION",
+            "DIRECT · TRANSFORMATION",
+            "DIRECT · IDENTITY",
+            "INDIRECT · JOIN",
+            "INDIRECT · JOIN",
+            "INDIRECT · GROUP_BY",
+        ]
+    )
     # Direct edges are drawn differently from indirect ones.
     kinds = page.eval_on_selector_all(
-        "svg.graph .edge", "es => es.map(e => e.classList.contains('edge-indirect') ? 'I' : e.classList.contains('edge-direct') ? 'D' : '?')")
+        "svg.graph .edge",
+        "es => es.map(e => e.classList.contains('edge-indirect') ? 'I' : e.classList.contains('edge-direct') ? 'D' : '?')",
+    )
     assert sorted(kinds) == ["D", "D", "D", "I", "I", "I"]
-    inputs = page.eval_on_selector_all("#node-panel .field-input", "ls => ls.map(l => l.innerText.replace(/\\n/g, ' '))")
-    assert sorted(inputs) == sorted([
-        f"amount {ev.CLEAN_ORDERS} DIRECT · AGGREGATION",
-        f"customer_id {ev.CLEAN_ORDERS} INDIRECT · JOIN",
-        f"country {ev.RAW_CUSTOMERS} INDIRECT · GROUP_BY",
-        f"customer_id {ev.RAW_CUSTOMERS} INDIRECT · JOIN",
-    ])
+    inputs = page.eval_on_selector_all(
+        "#node-panel .field-input", "ls => ls.map(l => l.innerText.replace(/\\n/g, ' '))"
+    )
+    assert sorted(inputs) == sorted(
+        [
+            f"amount {ev.CLEAN_ORDERS} DIRECT · AGGREGATION",
+            f"customer_id {ev.CLEAN_ORDERS} INDIRECT · JOIN",
+            f"country {ev.RAW_CUSTOMERS} INDIRECT · GROUP_BY",
+            f"customer_id {ev.RAW_CUSTOMERS} INDIRECT · JOIN",
+        ]
+    )
     page.screenshot(path=str(artifacts / "column_lineage.png"))
     # Without indirect edges only the columns whose values flow into total remain.
     page.uncheck("#show-indirect")
     wait_graph(page, 3)
     assert "indirect=off" in page.url
     assert node_ids(page) == {
-        field, f"datasetField:file:{ev.CLEAN_ORDERS}:amount", f"datasetField:file:{ev.RAW_ORDERS}:amount"}
-    assert sorted(page.eval_on_selector_all(".edge-label text", "ts => ts.map(t => t.textContent)")) == [
-        "DIRECT · AGGREGATION", "DIRECT · TRANSFORMATION"]
+        field,
+        f"datasetField:file:{ev.CLEAN_ORDERS}:amount",
+        f"datasetField:file:{ev.RAW_ORDERS}:amount",
+    }
+    assert sorted(
+        page.eval_on_selector_all(".edge-label text", "ts => ts.map(t => t.textContent)")
+    ) == ["DIRECT · AGGREGATION", "DIRECT · TRANSFORMATION"]
     page.screenshot(path=str(artifacts / "column_lineage_direct.png"))
     assert page.page_errors == []
 
@@ -219,15 +272,28 @@ def test_failed_run(page: Any, ui_server: UiServer, artifacts: Path) -> None:
     page.goto(f"{ui_server.url}/jobs/shop/{quote(ev.REVENUE_JOB, safe='')}")
     page.wait_for_selector("#runs-table")
     assert page.inner_text("#latest-error .alert-msg") == ev.ERROR_MESSAGE
-    states = page.eval_on_selector_all("#runs-table tbody tr", "rs => rs.map(r => [r.dataset.run, r.cells[0].textContent, r.cells[3].textContent])")
-    assert states == [[ev.REVENUE_RUNS[1], "FAILED", "4.0 s"], [ev.REVENUE_RUNS[0], "COMPLETED", "30 s"]]
+    states = page.eval_on_selector_all(
+        "#runs-table tbody tr",
+        "rs => rs.map(r => [r.dataset.run, r.cells[0].textContent, r.cells[3].textContent])",
+    )
+    assert states == [
+        [ev.REVENUE_RUNS[1], "FAILED", "4.0 s"],
+        [ev.REVENUE_RUNS[0], "COMPLETED", "30 s"],
+    ]
     # Each run's inputs and outputs.
     first = page.locator("#runs-table tbody tr").nth(1)
     assert first.locator("td").nth(5).inner_text() == "revenue_by_country /data/marts"
-    assert first.locator("td:nth-child(6) a").get_attribute("href") == f"/datasets/file/{quote(ev.REVENUE, safe='')}"
-    assert first.locator("td:nth-child(5) a").first.get_attribute("title") == f"file {ev.CLEAN_ORDERS}"
+    assert (
+        first.locator("td:nth-child(6) a").get_attribute("href")
+        == f"/datasets/file/{quote(ev.REVENUE, safe='')}"
+    )
+    assert (
+        first.locator("td:nth-child(5) a").first.get_attribute("title") == f"file {ev.CLEAN_ORDERS}"
+    )
     # Durations chart, oldest first, coloured by state.
-    bars = page.eval_on_selector_all(".chart .bar", "bs => bs.map(b => [b.dataset.value, b.getAttribute('class')])")
+    bars = page.eval_on_selector_all(
+        ".chart .bar", "bs => bs.map(b => [b.dataset.value, b.getAttribute('class')])"
+    )
     assert bars == [["30000", "bar state-completed"], ["4000", "bar state-failed"]]
     assert page.locator("#job-versions tbody tr").count() >= 1
     page.screenshot(path=str(artifacts / "job.png"), full_page=True)
@@ -241,9 +307,14 @@ def test_failed_run(page: Any, ui_server: UiServer, artifacts: Path) -> None:
     parent = page.locator("#parent-run a")
     assert parent.nth(0).inner_text() == ev.APP
     assert parent.nth(1).get_attribute("href") == f"/runs/{ev.APP_RUNS[2]}"
-    outputs = page.eval_on_selector_all("#outputs-table tbody tr td:first-child a", "as => as.map(a => a.textContent)")
+    outputs = page.eval_on_selector_all(
+        "#outputs-table tbody tr td:first-child a", "as => as.map(a => a.textContent)"
+    )
     assert outputs == [ev.REVENUE]
-    run_facets = page.eval_on_selector_all(".card:has(h2:text-is('Run facets')) .facet summary .mono", "ss => ss.map(s => s.textContent)")
+    run_facets = page.eval_on_selector_all(
+        ".card:has(h2:text-is('Run facets')) .facet summary .mono",
+        "ss => ss.map(s => s.textContent)",
+    )
     assert run_facets == ["errorMessage", "parent"]
     page.screenshot(path=str(artifacts / "failed_run.png"), full_page=True)
     assert page.page_errors == []
@@ -252,7 +323,9 @@ def test_failed_run(page: Any, ui_server: UiServer, artifacts: Path) -> None:
 def test_run_page_shows_statistics_per_output(page: Any, ui_server: UiServer) -> None:
     page.goto(f"{ui_server.url}/runs/{ev.CLEAN_RUNS[1]}")
     page.wait_for_selector("#outputs-table")
-    cells = page.eval_on_selector_all("#outputs-table tbody tr td", "ts => ts.map(t => t.innerText)")
+    cells = page.eval_on_selector_all(
+        "#outputs-table tbody tr td", "ts => ts.map(t => t.innerText)"
+    )
     assert cells[0].splitlines() == [ev.CLEAN_ORDERS, "file"]
     assert cells[2:5] == ["120", "7.5 KB", "—"]
 
@@ -260,7 +333,9 @@ def test_run_page_shows_statistics_per_output(page: Any, ui_server: UiServer) ->
 def test_run_inputs_list_every_dataset_read(page: Any, ui_server: UiServer) -> None:
     page.goto(f"{ui_server.url}/runs/{ev.REVENUE_RUNS[0]}")
     page.wait_for_selector("#inputs-table")
-    inputs = page.eval_on_selector_all("#inputs-table tbody tr td:first-child a", "as => as.map(a => a.textContent)")
+    inputs = page.eval_on_selector_all(
+        "#inputs-table tbody tr td:first-child a", "as => as.map(a => a.textContent)"
+    )
     assert sorted(inputs) == sorted([ev.CLEAN_ORDERS, ev.RAW_CUSTOMERS])
 
 
@@ -278,8 +353,12 @@ def test_events_page_filters_and_pages(page: Any, ui_server: UiServer, artifacts
     page.goto(f"{ui_server.url}/events?after={quote('2026-01-12T00:00:00.000Z')}")
     page.wait_for_selector("#page-info")
     assert page.inner_text("#page-info") == "1–4 of 4"
-    runs = page.eval_on_selector_all(".event summary a.mono", "as => as.map(a => a.getAttribute('href'))")
-    assert runs == [f"/runs/{r}" for r in (ev.APP_RUNS[2], ev.FAILED_RUN, ev.FAILED_RUN, ev.APP_RUNS[2])]
+    runs = page.eval_on_selector_all(
+        ".event summary a.mono", "as => as.map(a => a.getAttribute('href'))"
+    )
+    assert runs == [
+        f"/runs/{r}" for r in (ev.APP_RUNS[2], ev.FAILED_RUN, ev.FAILED_RUN, ev.APP_RUNS[2])
+    ]
     # An event expands into its raw JSON.
     page.click(".event summary .event-time")
     raw = page.inner_text(".event[open] pre.json")

@@ -34,10 +34,19 @@ def auth_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str,
         server.stop()  # type: ignore[attr-defined]
 
 
-def test_token_is_asked_once_and_kept_for_the_session(page: Any, auth_server: tuple[str, str], artifacts: Path) -> None:
+def test_token_is_asked_once_and_kept_for_the_session(
+    page: Any, auth_server: tuple[str, str], artifacts: Path
+) -> None:
     url, token = auth_server
     sent: list[str | None] = []
-    page.on("request", lambda r: sent.append(r.headers.get("authorization")) if "/api/v1/events/lineage" in r.url else None)
+    page.on(
+        "request",
+        lambda r: (
+            sent.append(r.headers.get("authorization"))
+            if "/api/v1/events/lineage" in r.url
+            else None
+        ),
+    )
     page.goto(f"{url}/events?limit=5")
     page.wait_for_selector("#token-dialog")
     page.screenshot(path=str(artifacts / "auth_prompt.png"))
@@ -99,7 +108,9 @@ def test_empty_states(page: Any, empty_server: str, artifacts: Path) -> None:
 
 
 @pytest.mark.slow
-def test_thousand_node_graph(page: Any, tmp_path_factory: pytest.TempPathFactory, artifacts: Path) -> None:
+def test_thousand_node_graph(
+    page: Any, tmp_path_factory: pytest.TempPathFactory, artifacts: Path
+) -> None:
     db_url = f"sqlite:///{tmp_path_factory.mktemp('ui-big') / 'store.db'}"
     server, url = _start_server(db_url)
     try:
