@@ -1,10 +1,12 @@
-"""`plumbline db upgrade` applies schema migrations; `plumbline db prune` trims per-run history."""
+"""`plumbline db upgrade` applies schema migrations; `plumbline db prune` trims per-run history;
+`plumbline db renormalize` retries the events that could not be normalized."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
 import click
+from sqlalchemy.engine import Engine
 
 from plumbline.cli.options import db_option
 from plumbline.store.engine import create_store_engine, default_db_url
@@ -77,13 +79,24 @@ def prune(
 
     Lineage (datasets, jobs, fields, edges) is never pruned, and every job keeps its latest run.
     """
-    from plumbline.store.errors import StoreError
-    from plumbline.store.migrate import check_not_newer, current_revision, head_revision
     from plumbline.store.write.prune import prune as run_prune
 
     if (older_than is None) == (before_text is None):
         raise click.UsageError("give exactly one of --older-than and --before")
     before = _instant(before_text) if before_text else datetime.now(UTC) - _age(older_than or "")
+    engine = _store_at_newest_schema(db_url)
+    deleted = run_prune(engine, before, dry_run=dry_run)
+    verb = "would delete" if dry_run else "deleted"
+    click.echo(f"cut-off {before.isoformat(timespec='seconds')}")
+    for table, count in deleted.items():
+        click.echo(f"{verb} {count} {table} rows")
+
+
+def _store_at_newest_schema(db_url: str | None) -> Engine:
+    """The store's engine, once its schema is known to be this plumbline's newest."""
+    from plumbline.store.errors import StoreError
+    from plumbline.store.migrate import check_not_newer, current_revision, head_revision
+
     engine = create_store_engine(db_url or default_db_url())
     try:
         check_not_newer(engine)
@@ -93,8 +106,47 @@ def prune(
         raise click.ClickException(
             "the database is not at the newest schema: run `plumbline db upgrade` first"
         )
-    deleted = run_prune(engine, before, dry_run=dry_run)
-    verb = "would delete" if dry_run else "deleted"
-    click.echo(f"cut-off {before.isoformat(timespec='seconds')}")
-    for table, count in deleted.items():
-        click.echo(f"{verb} {count} {table} rows")
+    return engine
+
+
+@db.command()
+@db_option
+@click.option("--dry-run", is_flag=True, help="Count the failed events by error; change nothing.")
+def renormalize(db_url: str | None, dry_run: bool) -> None:
+    """Normalize again the events that could not be normalized.
+
+    Such events are kept, raw, with their error (``plumbline_normalize_failed`` counts them);
+    after an upgrade that mends the cause, this writes them into the lineage tables. Those that
+    fail again stay marked, with their new error, and the command exits with status 1.
+    """
+    from plumbline.store.write import StoreWriter
+    from plumbline.store.write.normalizer import failed_events
+
+    engine = _store_at_newest_schema(db_url)
+    with engine.connect() as connection:
+        by_error = failed_events(connection)
+    total = sum(by_error.values())
+    if not total:
+        click.echo("no failed events")
+        return
+    click.echo(f"{total} failed event{'s' if total != 1 else ''}, by error:")
+    for error, count in by_error.items():
+        click.echo(f"  {count:>7}  {_one_line(error)}")
+    if dry_run:
+        return
+
+    def progress(done: int, of: int) -> None:
+        click.echo(f"normalized again: {done} of {of}")
+
+    retried = StoreWriter(engine).normalizer.retry_failed(progress)
+    click.echo(f"{retried.normalized} normalized, {len(retried.failed)} failed again")
+    if retried.failed:
+        first = _one_line(next(iter(retried.failed.values())))
+        raise click.ClickException(
+            f"{len(retried.failed)} event(s) still cannot be normalized, e.g. {first}"
+        )
+
+
+def _one_line(text: str, limit: int = 200) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"

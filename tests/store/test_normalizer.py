@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 
 import pytest
 import sqlalchemy as sa
+from poisoned_jobs import poison_job
 from sqlalchemy.engine import Engine
 from store_summary import counts, dataset, run_event
 from table_locks import table_locked
@@ -50,31 +51,6 @@ def _pending(engine: Engine) -> list[tuple[int, bool, str | None]]:
         ]
 
 
-def _poison_job(engine: Engine, name: str) -> None:
-    """A trigger that makes the database refuse job ``name``: a real failure mid-normalization."""
-    with engine.begin() as connection:
-        if engine.dialect.name == "sqlite":
-            connection.execute(
-                sa.text(
-                    "CREATE TRIGGER poison BEFORE INSERT ON jobs "
-                    f"WHEN NEW.name = '{name}' BEGIN SELECT RAISE(ABORT, 'poisoned job'); END"
-                )
-            )
-            return
-        connection.execute(
-            sa.text(
-                "CREATE FUNCTION poison() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
-                f"IF NEW.name = '{name}' THEN RAISE EXCEPTION 'poisoned job'; END IF; "
-                "RETURN NEW; END $$"
-            )
-        )
-        connection.execute(
-            sa.text(
-                "CREATE TRIGGER poison BEFORE INSERT ON jobs FOR EACH ROW EXECUTE FUNCTION poison()"
-            )
-        )
-
-
 def test_accepted_events_are_normalized_in_the_background_and_only_once(engine: Engine) -> None:
     writer = writer_for(engine)
     events = [parse_event(e) for e in _run("a") + _run("b")]
@@ -112,7 +88,7 @@ def test_events_a_stopped_process_left_pending_are_normalized_by_the_next(engine
 def test_an_event_the_database_refuses_is_kept_marked_failed_and_the_others_go_on(
     engine: Engine,
 ) -> None:
-    _poison_job(engine, "poisoned")
+    poison_job(engine, "poisoned")
     writer = writer_for(engine)
     good, bad, more = _run("good"), _run("poisoned"), _run("also_good")
     result = writer.accept([parse_event(e) for e in good + bad + more])

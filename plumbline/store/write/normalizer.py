@@ -18,6 +18,7 @@ database when the thread starts and whenever it has nothing queued.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import queue
 import threading
@@ -27,6 +28,7 @@ from concurrent.futures import Future
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
@@ -240,6 +242,14 @@ class Normalizer:
         if not rows:
             return False
         logger.info("normalizing %d pending events left by an earlier process", len(rows))
+        items = self._parsed(kept, rows)
+        if items:
+            self._normalize(items, kept)
+        return True
+
+    def _parsed(self, kept: KeptConnection, rows: list[Any]) -> list[Item]:
+        """Raw rows (``event_id``, ``payload``, ``digest``) parsed again; one that no longer
+        parses is marked failed instead."""
         items: list[Item] = []
         for row in rows:
             try:
@@ -248,9 +258,33 @@ class Normalizer:
                 self._mark_failed(kept, row.event_id, f"the stored event no longer parses: {exc}")
                 continue
             items.append((row.event_id, dataclasses.replace(parsed, digest=row.digest)))
-        if items:
-            self._normalize(items, kept)
-        return True
+        return items
+
+    def retry_failed(self, progress: Callable[[int, int], None] | None = None) -> Retried:
+        """Normalize again, in this thread, the events marked failed (after an upgrade that
+        mends what failed them, say); those that fail again stay marked, with their new error.
+        ``progress(done, total)`` is called after each group."""
+        kept = KeptConnection(self.engine)
+        try:
+            total = with_retries(_failed_count, kept)
+            normalized, failed, after = 0, {}, -1
+            while True:
+                rows = with_retries(functools.partial(_unmark_failed, after=after), kept)
+                if not rows:
+                    break
+                after = rows[-1].event_id
+                items = self._parsed(kept, rows)
+                unparsed = len(rows) - len(items)
+                failed_now = self._normalize(items, kept) if items else {}
+                failed.update(failed_now)
+                normalized += len(items) - len(failed_now)
+                if unparsed:
+                    failed.update(_errors_of(kept, [row.event_id for row in rows]))
+                if progress is not None:
+                    progress(normalized + len(failed), total)
+            return Retried(normalized=normalized, failed=failed)
+        finally:
+            kept.close()
 
 
 def claim(connection: Connection, event_ids: list[int]) -> set[int]:
@@ -282,6 +316,76 @@ _CLAIM = (
     )
     .returning(pending_events.c.event_id)
 )
+
+
+@dataclass(frozen=True)
+class Retried:
+    """What :meth:`Normalizer.retry_failed` did: events normalized, and those that failed
+    again with their errors (by ``lineage_events.id``)."""
+
+    normalized: int
+    failed: dict[int, str]
+
+
+def _failed_count(connection: Connection) -> int:
+    with connection.begin():
+        return connection.execute(
+            sa.select(sa.func.count())
+            .select_from(pending_events)
+            .where(pending_events.c.failed_at.is_not(None))
+        ).scalar_one()
+
+
+def _unmark_failed(connection: Connection, after: int) -> list[Any]:
+    """The next failed events (ids above ``after``, ``RECOVER_BATCH`` at most) with their raw
+    rows, made pending again (committed) so that the normalizer can claim them."""
+    with connection.begin():
+        rows = list(
+            connection.execute(
+                sa.select(
+                    pending_events.c.event_id, lineage_events.c.payload, lineage_events.c.digest
+                )
+                .join(lineage_events, lineage_events.c.id == pending_events.c.event_id)
+                .where(pending_events.c.failed_at.is_not(None), pending_events.c.event_id > after)
+                .order_by(pending_events.c.event_id)
+                .limit(RECOVER_BATCH)
+            )
+        )
+        if rows:
+            connection.execute(
+                sa.update(pending_events)
+                .where(pending_events.c.event_id.in_([row.event_id for row in rows]))
+                .values(failed_at=None, error=None)
+            )
+        return rows
+
+
+def _errors_of(kept: KeptConnection, event_ids: list[int]) -> dict[int, str]:
+    """The errors of those of these events that are marked failed."""
+
+    def read(connection: Connection) -> dict[int, str]:
+        with connection.begin():
+            rows = connection.execute(
+                sa.select(pending_events.c.event_id, pending_events.c.error).where(
+                    pending_events.c.event_id.in_(event_ids),
+                    pending_events.c.failed_at.is_not(None),
+                )
+            )
+            return {row.event_id: row.error or "" for row in rows}
+
+    return with_retries(read, kept)
+
+
+def failed_events(connection: Connection) -> dict[str, int]:
+    """Events marked failed, counted by error message."""
+    error = sa.func.coalesce(pending_events.c.error, "")
+    rows = connection.execute(
+        sa.select(error, sa.func.count())
+        .where(pending_events.c.failed_at.is_not(None))
+        .group_by(error)
+        .order_by(sa.func.count().desc(), error)
+    )
+    return {message: count for message, count in rows}
 
 
 def _orphans(connection: Connection, before: datetime) -> list[sa.Row[tuple[int, object, str]]]:
