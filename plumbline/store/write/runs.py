@@ -118,6 +118,10 @@ def resolve_runs(connection: Connection, batch: Batch) -> None:
         batch.run_state[row.id] = state
 
 
+IoKey = tuple[int, int, str]  # (run id, dataset id, direction)
+_STATISTICS = ("row_count", "byte_count", "file_count")
+
+
 def write_run_io(connection: Connection, batch: Batch) -> None:
     """One row per (run, dataset, direction) with the version touched and the statistics.
 
@@ -144,10 +148,6 @@ def write_run_io(connection: Connection, batch: Batch) -> None:
         _run_io_row(key, seen[key], version_ids[key], existing.get(key)) for key in sorted(seen)
     ]
     execute_many(connection, run_io, rows, _run_io_conflict)
-
-
-IoKey = tuple[int, int, str]  # (run id, dataset id, direction)
-_STATISTICS = ("row_count", "byte_count", "file_count")
 
 
 def _run_io_row(
