@@ -25,7 +25,7 @@ def upgrade(db_url: str | None) -> None:
     from plumbline.store.migrate import current_revision
     from plumbline.store.migrate import upgrade as run_upgrade
 
-    engine = create_store_engine(db_url or default_db_url())
+    engine = _reachable(db_url)
     before = current_revision(engine)
     try:
         after = run_upgrade(engine)
@@ -92,12 +92,25 @@ def prune(
         click.echo(f"{verb} {count} {table} rows")
 
 
+def _reachable(db_url: str | None) -> Engine:
+    """The store's engine, once a connection to it has worked (a clear error otherwise)."""
+    from sqlalchemy.exc import OperationalError
+
+    engine = create_store_engine(db_url or default_db_url())
+    try:
+        with engine.connect():
+            pass
+    except OperationalError as exc:
+        raise click.ClickException(f"cannot reach the database: {exc.orig}") from exc
+    return engine
+
+
 def _store_at_newest_schema(db_url: str | None) -> Engine:
     """The store's engine, once its schema is known to be this plumbline's newest."""
     from plumbline.store.errors import StoreError
     from plumbline.store.migrate import check_not_newer, current_revision, head_revision
 
-    engine = create_store_engine(db_url or default_db_url())
+    engine = _reachable(db_url)
     try:
         check_not_newer(engine)
     except StoreError as exc:
@@ -119,6 +132,8 @@ def renormalize(db_url: str | None, dry_run: bool) -> None:
     after an upgrade that mends the cause, this writes them into the lineage tables. Those that
     fail again stay marked, with their new error, and the command exits with status 1.
     """
+    from sqlalchemy.exc import DBAPIError
+
     from plumbline.store.write import StoreWriter
     from plumbline.store.write.normalizer import failed_events
 
@@ -138,7 +153,13 @@ def renormalize(db_url: str | None, dry_run: bool) -> None:
     def progress(done: int, of: int) -> None:
         click.echo(f"normalized again: {done} of {of}")
 
-    retried = StoreWriter(engine).normalizer.retry_failed(progress)
+    try:
+        retried = StoreWriter(engine).normalizer.retry_failed(progress)
+    except DBAPIError as exc:  # the database went away: what was unmarked stays pending
+        raise click.ClickException(
+            f"the database failed: {exc.orig}. Events already taken up are pending again and "
+            "a server normalizes them when it starts; run this again for the rest"
+        ) from exc
     click.echo(f"{retried.normalized} normalized, {len(retried.failed)} failed again")
     if retried.failed:
         first = _one_line(next(iter(retried.failed.values())))
