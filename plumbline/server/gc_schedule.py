@@ -5,7 +5,7 @@ what the store holds (:mod:`plumbline.store.write.cache`), hundreds of thousands
 CPython (up to 3.13) collects its oldest generation whenever the objects that survived into it
 have grown by a quarter since the last full collection, and a full collection scans every
 tracked object with the interpreter lock held. While the caches fill, that is every few hundred
-milliseconds, 30-100 ms each: about a fifth of the wall time of the ingestion benchmark
+milliseconds, 30-110 ms each: about a quarter of the wall time of the ingestion benchmark
 (bench/RESULTS.md, session 6), with every request and the normalizer stopped meanwhile.
 
 Here the young generations are still collected automatically (most cyclic garbage dies young);
@@ -61,6 +61,8 @@ def schedule_full_collections(interval: float = FULL_COLLECTION_SECONDS) -> Call
         def stop() -> None:
             global _stop
             with _lock:
+                if _stop is not stop:
+                    return  # stopped already (a later schedule is not this one's to stop)
                 stopped.set()
                 thread.join()
                 gc.set_threshold(young, middle, oldest)

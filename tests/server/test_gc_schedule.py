@@ -100,3 +100,17 @@ def test_stopping_restores_the_thresholds() -> None:
     schedule_full_collections(interval=0.05)
     assert stop_full_collections() is True
     assert gc.get_threshold() == before
+
+
+def test_an_old_stop_function_leaves_a_later_schedule_alone() -> None:
+    before = gc.get_threshold()
+    first = schedule_full_collections(interval=0.05)
+    first()
+    second = schedule_full_collections(interval=0.05)
+    try:
+        first()  # again: it has nothing left to stop
+        assert gc.get_threshold()[2] == 2**31 - 1
+        assert len([t for t in threading.enumerate() if t.name == "plumbline-gc"]) == 1
+    finally:
+        second()
+    assert gc.get_threshold() == before
