@@ -340,17 +340,8 @@ def _unmark_failed(connection: Connection, after: int) -> list[Any]:
     """The next failed events (ids above ``after``, ``RECOVER_BATCH`` at most) with their raw
     rows, made pending again (committed) so that the normalizer can claim them."""
     with connection.begin():
-        rows = list(
-            connection.execute(
-                sa.select(
-                    pending_events.c.event_id, lineage_events.c.payload, lineage_events.c.digest
-                )
-                .join(lineage_events, lineage_events.c.id == pending_events.c.event_id)
-                .where(pending_events.c.failed_at.is_not(None), pending_events.c.event_id > after)
-                .order_by(pending_events.c.event_id)
-                .limit(RECOVER_BATCH)
-            )
-        )
+        failed = pending_events.c.failed_at.is_not(None)
+        rows = list(connection.execute(_with_payloads(failed, pending_events.c.event_id > after)))
         if rows:
             connection.execute(
                 sa.update(pending_events)
@@ -388,19 +379,24 @@ def failed_events(connection: Connection) -> dict[str, int]:
     return {message: count for message, count in rows}
 
 
-def _orphans(connection: Connection, before: datetime) -> list[sa.Row[tuple[int, object, str]]]:
+def _orphans(connection: Connection, before: datetime) -> list[Any]:
     with connection.begin():
+        waiting = pending_events.c.failed_at.is_(None)
         return list(
-            connection.execute(
-                sa.select(
-                    pending_events.c.event_id, lineage_events.c.payload, lineage_events.c.digest
-                )
-                .join(lineage_events, lineage_events.c.id == pending_events.c.event_id)
-                .where(pending_events.c.failed_at.is_(None), pending_events.c.received_at < before)
-                .order_by(pending_events.c.event_id)
-                .limit(RECOVER_BATCH)
-            )
+            connection.execute(_with_payloads(waiting, pending_events.c.received_at < before))
         )
+
+
+def _with_payloads(*conditions: sa.ColumnElement[bool]) -> sa.Select[Any]:
+    """The first ``RECOVER_BATCH`` pending rows meeting ``conditions``, in id order, with their
+    raw events: ``event_id``, ``payload``, ``digest``."""
+    return (
+        sa.select(pending_events.c.event_id, lineage_events.c.payload, lineage_events.c.digest)
+        .join(lineage_events, lineage_events.c.id == pending_events.c.event_id)
+        .where(*conditions)
+        .order_by(pending_events.c.event_id)
+        .limit(RECOVER_BATCH)
+    )
 
 
 @dataclass(frozen=True)
