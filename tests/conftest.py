@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
+from downstream_server import Downstream, running_downstream
 from hypothesis import settings as hypothesis_settings
 from spec_files import SPEC_DIR
 from sqlalchemy.engine import Engine
@@ -165,6 +166,13 @@ def make_server(db_url: str) -> Iterator[Callable[..., LiveServer]]:
 def live_server(make_server: Callable[..., LiveServer]) -> LiveServer:
     """A plumbline server with default settings on the test database (both backends)."""
     return make_server()
+
+
+@pytest.fixture
+def downstream() -> Iterator[Downstream]:
+    """A recording OpenLineage endpoint that accepts everything (until told to fail)."""
+    with running_downstream() as state:
+        yield state
 
 
 @pytest.fixture(scope="session")

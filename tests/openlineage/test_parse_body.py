@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from broken_events import BROKEN
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from openlineage_spec_examples import examples, minimal_run_event
 from spec_files import SPEC_DIR
-from test_conformance import BROKEN
 
 from plumbline.openlineage import (
     EventValidationError,

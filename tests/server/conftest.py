@@ -7,7 +7,7 @@ from typing import Any
 
 import httpx
 import pytest
-from test_api_golden import Story
+from golden_story import Story
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from typing import Any
 from urllib.parse import quote
 
 import httpx
-from test_api_golden import CLEAN, DAILY, DS_NS, JOB_NS, RAW, Story
+from golden_story import CLEAN, DAILY, DS_NS, JOB_NS, RAW, Story
 
 from plumbline.server.tokens import create_token
 from plumbline.store.engine import create_store_engine

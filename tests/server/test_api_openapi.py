@@ -10,8 +10,8 @@ from urllib.parse import quote
 import httpx
 import pytest
 from fastapi.routing import APIRoute
+from golden_story import CLEAN, DAILY, RAW, Story
 from jsonschema import Draft202012Validator
-from test_api_golden import CLEAN, DAILY, RAW, Story
 
 from plumbline.server.api import routers
 

@@ -9,8 +9,8 @@ from urllib.parse import quote
 
 import httpx
 import pytest
+from golden_story import CLEAN, DAILY, DS_NS, JOB_NS, RAW, Story
 from marquez_client import MarquezClient
-from test_api_golden import CLEAN, DAILY, DS_NS, JOB_NS, RAW, Story
 
 
 def iso(story: Story, minutes: int) -> str:

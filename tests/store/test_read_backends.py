@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from test_read_builder import StoreBuilder
+from builder import StoreBuilder
 
 from plumbline.store.engine import create_store_engine
 from plumbline.store.migrate import upgrade

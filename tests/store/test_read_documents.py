@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 import sqlalchemy as sa
-from test_read_builder import T0, StoreBuilder
+from builder import T0, StoreBuilder
 
 from plumbline.store import schema as s
 from plumbline.store.read import (

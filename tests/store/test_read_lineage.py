@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from test_read_builder import StoreBuilder
+from builder import StoreBuilder
 
 from plumbline.store.read.column_lineage import get_column_lineage
 from plumbline.store.read.errors import InvalidArgumentError, NotFoundError

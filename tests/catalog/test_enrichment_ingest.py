@@ -18,8 +18,8 @@ import httpx
 import pytest
 
 # Imported by file name, like the other gateway tests (see tests/gateway/conftest.py).
-from gateway_downstream import Downstream
-from test_catalog import Iceberg, _rows, make_iceberg
+from downstream_server import Downstream
+from iceberg_lake import Iceberg, make_iceberg, rows
 
 from plumbline.server.catalog import IDENTITY_FACET
 from plumbline.server.settings import ForwardTarget
@@ -106,7 +106,7 @@ def test_renamed_table_keeps_its_lineage(make_server, lake: Iceberg) -> None:
 
     lake.catalog.rename_table("sales.orders", "sales.orders_v2")
     renamed = lake.catalog.load_table("sales.orders_v2")
-    renamed.append(_rows(5))
+    renamed.append(rows(5))
     third = renamed.current_snapshot().snapshot_id
     new = {"namespace": wh, "name": "sales.orders_v2"}
     _post(server.url, _event("load", [], [new], 3))

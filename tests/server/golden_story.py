@@ -1,5 +1,5 @@
 """Golden OpenLineage events for the read-API tests (hand-written from the 2-0-2 spec) and a helper
-that posts them to a live server. No tests here: the module lives with the tests that import it.
+that posts them to a live server. Imported by the read-API tests.
 
 The story: an application run `shop_etl` with two child jobs.
   file:/data/raw/orders --clean_orders--> file:/data/clean/orders --daily_report--> file:/data/report/daily

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import httpx
 import sqlalchemy as sa
-from gateway_downstream import Downstream
+from downstream_server import Downstream
 
 from plumbline.server.settings import ForwardTarget
 from plumbline.store.engine import create_store_engine

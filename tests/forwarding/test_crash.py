@@ -20,7 +20,7 @@ from pathlib import Path
 import httpx
 import pytest
 import sqlalchemy as sa
-from gateway_downstream import running_downstream
+from downstream_server import running_downstream
 from server_process import Gateway
 
 from plumbline.store.engine import create_store_engine

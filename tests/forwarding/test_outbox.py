@@ -14,7 +14,7 @@ from datetime import timedelta
 import httpx
 import pytest
 import sqlalchemy as sa
-from gateway_downstream import Downstream
+from downstream_server import Downstream
 
 from plumbline.server import forwarding
 from plumbline.server.outbox import OutboxPolicy, queue

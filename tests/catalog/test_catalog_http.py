@@ -8,9 +8,9 @@ from pathlib import Path
 import httpx
 import pyarrow as pa
 import pytest
-from gateway_downstream import Downstream
+from downstream_server import Downstream
+from iceberg_lake import EXPECTED_FIELDS, Iceberg, make_iceberg
 from server_process import Gateway
-from test_catalog import EXPECTED_FIELDS, Iceberg, make_iceberg
 
 from plumbline.server.catalog.facets import IDENTITY_FACET
 
@@ -76,9 +76,9 @@ def test_route_follows_new_snapshots(make_server, lake: Iceberg) -> None:
     url = f"{server.url}/api/v1/catalogs/lake/lineage/datasets/sales/orders"
     assert httpx.get(url).json()["facets"]["version"]["datasetVersion"] == str(lake.snapshots[1])
     table = lake.catalog.load_table("sales.orders")
-    from test_catalog import _rows
+    from iceberg_lake import rows
 
-    table.append(_rows(10))
+    table.append(rows(10))
     third = table.current_snapshot().snapshot_id
     assert third not in lake.snapshots
     assert httpx.get(url).json()["facets"]["version"]["datasetVersion"] == str(third)

@@ -1,7 +1,5 @@
 """A tiny writer of store rows for the read-path tests: builds exact graphs (chains, cycles, fans)
 straight into the schema — the contract between the write and read paths — on either backend.
-
-(No tests here; the module name only follows the tests' naming so it lives with them.)
 """
 
 from __future__ import annotations
