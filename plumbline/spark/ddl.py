@@ -20,25 +20,12 @@ from plumbline.spark import jvm
 from plumbline.spark.datasets import from_jdbc, from_table
 from plumbline.spark.facts import ActionFacts, DatasetFacts
 from plumbline.spark.plan import Node
+from plumbline.spark.vocabulary import DDL_COMMANDS as DDL_COMMANDS  # re-exported
+from plumbline.spark.vocabulary import DEFINING_COMMANDS
 
 log = logging.getLogger(__name__)
 
 SESSION_CATALOG = "spark_catalog"
-DDL_COMMANDS = {
-    "CreateDataSourceTableCommand",
-    "CreateTableCommand",
-    "CreateTable",
-    "DropTableCommand",
-    "DropTable",
-    "TruncateTableCommand",
-    "TruncateTable",
-    "AlterTableRenameCommand",
-    "RenameTable",
-    "AlterTableAddColumnsCommand",
-    "AddColumns",
-}
-# commands after which the capture knows a table's whole schema (DDL and CREATE ... AS SELECT)
-_DEFINING = DDL_COMMANDS | {"CreateDataSourceTableAsSelectCommand"}
 
 
 @dataclass
@@ -77,7 +64,7 @@ class TableMemory:
         `changes` are the catalog's events of the action: tables changed by a statement the
         capture does not model (ALTER TABLE ... CHANGE COLUMN...) are forgotten.
         """
-        if facts.command not in _DEFINING:
+        if facts.command not in DEFINING_COMMANDS:
             self.forget(changes or set())
             return
         if facts.error is not None:

@@ -14,48 +14,29 @@ from typing import Any
 from plumbline.spark import jvm
 from plumbline.spark.datasets import from_jdbc, from_location, from_table
 from plumbline.spark.ddl import (
-    DDL_COMMANDS,
     TableMemory,
     describe_ddl,
     planned_table,
     v2_catalog_facts,
 )
 from plumbline.spark.facts import ActionFacts, DatasetFacts
-from plumbline.spark.lineage import Deps, LineageResult, LineageWalker
+from plumbline.spark.lineage import Deps, LineageResult, LineageWalker, output_names, write_query
 from plumbline.spark.plan import Node, parse_plan
+from plumbline.spark.vocabulary import (
+    ADAPTIVE_PLAN,
+    DATASET_RELATIONS,
+    DDL_COMMANDS,
+    JDBC_RELATION,
+    QUERY_STAGE_SUFFIX,
+    SCAN_EXEC_PREFIXES,
+    SCAN_EXECS,
+    V2_WRITES,
+    WRITE_COMMANDS,
+    WRITE_EXEC_PREFIXES,
+    WRITES_WITH_MODE,
+)
 
 log = logging.getLogger(__name__)
-
-_SOURCE_LEAVES = {"LogicalRelation", "HiveTableRelation", "DataSourceV2Relation"}
-# DataSource V2 writes: into an existing table (its relation is the `table` field) or creating one
-# (its ResolvedIdentifier is the `name` field), with the lifecycle change each makes
-_V2_WRITES = {
-    "AppendData": None,
-    "OverwriteByExpression": "OVERWRITE",
-    "OverwritePartitionsDynamic": "OVERWRITE",
-    "CreateTableAsSelect": "CREATE",
-    "ReplaceTableAsSelect": "OVERWRITE",
-}
-_WRITE_COMMANDS = {
-    "InsertIntoHadoopFsRelationCommand",
-    "CreateDataSourceTableAsSelectCommand",
-    "SaveIntoDataSourceCommand",
-    "InsertIntoDataSourceCommand",
-    "InsertIntoDataSourceDirCommand",
-    *_V2_WRITES,
-}
-_WITH_MODE = {
-    "InsertIntoHadoopFsRelationCommand",
-    "CreateDataSourceTableAsSelectCommand",
-    "SaveIntoDataSourceCommand",
-}
-
-
-def _columns(text: Any) -> list[str] | None:
-    if not isinstance(text, str) or not text.startswith("["):
-        return None
-    inner = text.strip()[1:-1]
-    return [c.strip() for c in inner.split(",")] if inner.strip() else []
 
 
 class _Extraction:
@@ -83,7 +64,7 @@ class _Extraction:
         return self._leaves.apply(self._leaf_index[id(leaf)])
 
     def read_inputs(self) -> None:
-        for leaf, path in jvm.leaf_paths(self.root, _SOURCE_LEAVES):
+        for leaf, path in jvm.leaf_paths(self.root, DATASET_RELATIONS):
             try:
                 if leaf.name == "DataSourceV2Relation":
                     facts = self._v2_relation(self._jvm_leaf(leaf, path), None)
@@ -126,14 +107,7 @@ class _Extraction:
     # outputs ----------------------------------------------------------------------------------
 
     def query_lineage(self, query: Node, names: list[str] | None) -> LineageResult:
-        output = self.walker.walk(query)
-        names = names or [str(a.fields.get("name")) for a in output]
-        result = LineageResult(dataset=self.walker.dataset)
-        for name, attribute in zip(names, output, strict=False):
-            deps = self.walker.attribute_deps(attribute)
-            if deps:
-                result.columns[name] = deps
-        return result
+        return self.walker.query_lineage(query, names)
 
     def _v2_relation(self, relation: Any, lifecycle: str | None) -> DatasetFacts | None:
         """The dataset of a DataSourceV2Relation (tables of JDBC catalogs)."""
@@ -145,9 +119,12 @@ class _Extraction:
 
     def query(self) -> tuple[Node, Any]:
         """The write command's query, parsed and as a JVM object (a child, or a field for CTAS)."""
+        query = write_query(self.root)
+        if query is None:
+            raise ValueError(f"{self.root.name} has no query")
         if self.root.children:
-            return self.root.children[0], self.analyzed.children().apply(0)
-        return self.root.trees("query")[0], self.analyzed.query()
+            return query, self.analyzed.children().apply(0)
+        return query, self.analyzed.query()
 
     def output_schema(self, names: list[str] | None) -> list[dict[str, Any]]:
         fields = jvm.schema_fields(self.query()[1])
@@ -158,8 +135,8 @@ class _Extraction:
 
     def write_output(self) -> DatasetFacts | None:
         cmd, name = self.analyzed, self.root.name
-        names = _columns(self.root.fields.get("outputColumnNames"))
-        mode = str(cmd.mode().toString()) if name in _WITH_MODE else None
+        names = output_names(self.root)
+        mode = str(cmd.mode().toString()) if name in WRITES_WITH_MODE else None
         facts: DatasetFacts | None = None
         if name == "InsertIntoHadoopFsRelationCommand":
             table = jvm.option(cmd.catalogTable())
@@ -185,7 +162,7 @@ class _Extraction:
                 mode = "Create"
                 database = info.database or "default"
                 facts.needs_catalog_event = ("CreateTableEvent", database, info.table)
-        elif name in _V2_WRITES:
+        elif name in V2_WRITES:
             facts = self._v2_output(cmd, name)
         elif name in ("SaveIntoDataSourceCommand", "InsertIntoDataSourceCommand"):
             facts = self._data_source_output(cmd, name)
@@ -196,8 +173,8 @@ class _Extraction:
         facts.source_uri = facts.id.namespace
         facts.lifecycle = {"Overwrite": "OVERWRITE", "Create": "CREATE"}.get(mode or "")
         facts.ignore_mode = mode == "Ignore"
-        if name in _V2_WRITES:
-            facts.lifecycle = _V2_WRITES[name]
+        if name in V2_WRITES:
+            facts.lifecycle = V2_WRITES[name]
         facts.schema = self.output_schema(names)
         facts.lineage = self.query_lineage(self.query()[0], names)
         return facts
@@ -213,7 +190,7 @@ class _Extraction:
     def _data_source_output(self, cmd: Any, name: str) -> DatasetFacts | None:
         if name == "InsertIntoDataSourceCommand":
             relation = cmd.logicalRelation().relation()
-            if jvm.simple_name(relation) != "JDBCRelation":
+            if jvm.simple_name(relation) != JDBC_RELATION:
                 return None
             options = relation.jdbcOptions()
             return DatasetFacts(from_jdbc(str(options.url()), str(options.tableOrQuery())))
@@ -234,8 +211,6 @@ class _Extraction:
         return sources
 
 
-# executed write nodes: V1 commands ("Execute InsertInto...") and V2 writes (AppendDataExec[V1]...)
-_WRITE_EXECS = ("Execute ", "AppendData", "OverwriteByExpression", "OverwritePartitionsDynamic")
 _WRITE_METRICS = {"numOutputRows": "rowCount", "numOutputBytes": "size", "numFiles": "fileCount"}
 _SCAN_METRICS = {"numOutputRows": "rowCount", "filesSize": "size", "numFiles": "fileCount"}
 
@@ -243,9 +218,9 @@ _SCAN_METRICS = {"numOutputRows": "rowCount", "filesSize": "size", "numFiles": "
 def read_metrics(qe: Any, facts: ActionFacts, *, written: bool = True) -> None:
     """Rows, bytes and files written (write command) and read (scans) from the executed plan."""
     plan = qe.executedPlan()
-    if str(plan.nodeName()) == "AdaptiveSparkPlan":
+    if str(plan.nodeName()) == ADAPTIVE_PLAN:
         plan = plan.executedPlan()
-    if written and facts.outputs and str(plan.nodeName()).startswith(_WRITE_EXECS):
+    if written and facts.outputs and str(plan.nodeName()).startswith(WRITE_EXEC_PREFIXES):
         facts.outputs[0].stats = _renamed(jvm.metrics(plan), _WRITE_METRICS)
     inputs = {d.id.key: d for d in facts.inputs}
     for scan in _scans(plan):
@@ -273,9 +248,9 @@ def _scans(plan: Any) -> list[Any]:
     found: list[Any] = []
     for leaf in jvm.scala_seq(plan.collectLeaves()):
         name = str(leaf.nodeName())  # one round trip, e.g. "Scan parquet ", "ShuffleQueryStage"
-        if name.endswith("QueryStage"):
+        if name.endswith(QUERY_STAGE_SUFFIX):
             found.extend(_scans(leaf.plan()))
-        elif name.startswith(("Scan ", "BatchScan ")) or name == "InMemoryTableScan":
+        elif name.startswith(SCAN_EXEC_PREFIXES) or name in SCAN_EXECS:
             found.append(leaf)
     return found
 
@@ -290,7 +265,7 @@ def _set_warehouse(session: Any, facts: ActionFacts) -> None:
 
 def add_metrics(qe: Any, facts: ActionFacts) -> None:
     """Read the execution's metrics into `facts` (logged and skipped on error)."""
-    if not facts.outputs or facts.command not in _WRITE_COMMANDS:
+    if not facts.outputs or facts.command not in WRITE_COMMANDS:
         return
     try:
         read_metrics(qe, facts)
@@ -304,7 +279,7 @@ def add_nested_scan_metrics(qe: Any, facts: ActionFacts) -> None:
     DataSource V2 writes through a V1 fallback (JDBC catalogs) run their query as a nested
     execution; its scans output the same expression ids as the write's query.
     """
-    if facts.command not in _V2_WRITES or any(d.stats for d in facts.inputs):
+    if facts.command not in V2_WRITES or any(d.stats for d in facts.inputs):
         return
     try:
         read_metrics(qe, facts, written=False)
@@ -349,7 +324,7 @@ def describe_action(
     facts = ActionFacts(extraction.root.name, sql=sql_text(qe))
     extraction.read_inputs()
     output: DatasetFacts | None = None
-    if facts.command in _WRITE_COMMANDS:
+    if facts.command in WRITE_COMMANDS:
         output = extraction.write_output()
         if output is not None and facts.sql is None:
             try:

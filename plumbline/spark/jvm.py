@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,7 +65,7 @@ def _subquery_plans(node: Node) -> list[Node]:
     return plans
 
 
-def leaf_paths(root: Node, wanted: set[str]) -> list[tuple[Node, Path]]:
+def leaf_paths(root: Node, wanted: AbstractSet[str]) -> list[tuple[Node, Path]]:
     """Every node of a class in `wanted`, with its path from the root (subqueries included)."""
     found: list[tuple[Node, Path]] = []
 

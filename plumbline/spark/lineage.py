@@ -5,6 +5,11 @@ id is mapped to the input fields it was computed from, with an OpenLineage trans
 (DIRECT IDENTITY/TRANSFORMATION/AGGREGATION, INDIRECT CONDITIONAL/WINDOW). Filters, join
 conditions, grouping and sorting shape the whole output and are collected separately as
 dataset-wide INDIRECT dependencies. This module is pure Python over `plan.Node` trees.
+
+What each kind of node does is one handler in one of two tables, keyed by the node's simple
+class name: `PLAN_HANDLERS` (plan nodes: return the node's output attributes) and
+`EXPRESSION_HANDLERS` (expressions: add the input fields they read to `deps`). The names come
+from `vocabulary`; a node of a kind absent from the tables passes its children's lineage on.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from plumbline.spark import vocabulary as v
 from plumbline.spark.plan import ExprId, Node
 
 log = logging.getLogger(__name__)
@@ -33,22 +39,6 @@ Transformation = tuple[str, str]  # (type, subtype)
 InputField = tuple[str, str]  # (dataset key, field name)
 Deps = dict[InputField, set[Transformation]]
 
-# Leaves whose `output` attributes are the plan's sources.
-_SOURCE_LEAVES = {
-    "LogicalRelation",
-    "LogicalRDD",
-    "LocalRelation",
-    "HiveTableRelation",
-    "DataSourceV2Relation",
-    "DataSourceV2ScanRelation",
-    "InMemoryRelation",
-    "Range",
-    "OneRowRelation",
-    "ExternalRDD",
-}
-_PLAN_EXPRESSIONS = {"ScalarSubquery", "Exists", "ListQuery", "LateralSubquery"}
-_AGGREGATE_FUNCTIONS = {"AggregateExpression"}
-
 
 def compose(outer: Transformation, inner: Transformation) -> Transformation:
     """The transformation of `outer(inner(x))`."""
@@ -60,9 +50,23 @@ def compose(outer: Transformation, inner: Transformation) -> Transformation:
     return (DIRECT, [k for k, v in _DIRECT_RANK.items() if v == rank][0])
 
 
+def upgrade(mode: Transformation, subtype: str) -> Transformation:
+    """`mode` applied through a DIRECT `subtype` step."""
+    return compose(mode, (DIRECT, subtype))
+
+
+def indirect(mode: Transformation, subtype: str) -> Transformation:
+    """`mode` applied through an INDIRECT `subtype` step (the first INDIRECT step wins)."""
+    return mode if mode[0] == INDIRECT else (INDIRECT, subtype)
+
+
 def _merge(into: Deps, more: Deps) -> None:
     for key, transformations in more.items():
         into.setdefault(key, set()).update(transformations)
+
+
+def _copy(deps: Deps) -> Deps:
+    return {k: set(t) for k, t in deps.items()}
 
 
 @dataclass
@@ -73,13 +77,45 @@ class LineageResult:
     dataset: Deps = field(default_factory=dict)
 
 
+# A plan handler gets the node and its children's outputs (walked already) and returns the
+# node's output attributes; an expression handler adds what the expression reads to `deps`.
+PlanHandler = Callable[["LineageWalker", Node, list[list[Node]]], list[Node]]
+ExpressionHandler = Callable[["LineageWalker", Node, Transformation, Deps], None]
+PLAN_HANDLERS: dict[str, PlanHandler] = {}
+EXPRESSION_HANDLERS: dict[str, ExpressionHandler] = {}
+
+
+def plan_kind(*names: Iterable[str]) -> Callable[[PlanHandler], PlanHandler]:
+    """Register a plan handler for the class names in `names` (vocabulary groups)."""
+
+    def register(handler: PlanHandler) -> PlanHandler:
+        for group in names:
+            for name in group:
+                PLAN_HANDLERS[name] = handler
+        return handler
+
+    return register
+
+
+def expression_kind(*names: Iterable[str]) -> Callable[[ExpressionHandler], ExpressionHandler]:
+    """Register an expression handler for the class names in `names` (vocabulary groups)."""
+
+    def register(handler: ExpressionHandler) -> ExpressionHandler:
+        for group in names:
+            for name in group:
+                EXPRESSION_HANDLERS[name] = handler
+        return handler
+
+    return register
+
+
 class LineageWalker:
     """Walks one analyzed plan; `source_of(leaf)` names the dataset a leaf reads (or None)."""
 
     def __init__(self, source_of: Callable[[Node], str | None]) -> None:
-        self._source_of = source_of
+        self.source_of = source_of
         self.lineage: dict[ExprId, Deps] = {}
-        self._cte_outputs: dict[int, list[Node]] = {}
+        self.cte_outputs: dict[int, list[Node]] = {}
         self.dataset: Deps = {}
 
     # -- expressions -------------------------------------------------------------------------
@@ -87,176 +123,276 @@ class LineageWalker:
     def expression_deps(self, expr: Node, mode: Transformation = (DIRECT, IDENTITY)) -> Deps:
         """Input fields an expression reads, with how it transforms them."""
         deps: Deps = {}
-        self._visit(expr, mode, deps)
+        self.visit(expr, mode, deps)
         return deps
 
-    def _visit(self, expr: Node, mode: Transformation, deps: Deps) -> None:
-        name = expr.name
-        if name in ("AttributeReference", "OuterReference", "PrettyAttribute"):
-            target = expr if name != "OuterReference" else (expr.children or [expr])[0]
-            expr_id = target.expr_id()
-            for key, transformations in self.lineage.get(expr_id, {}).items() if expr_id else ():
-                deps.setdefault(key, set()).update(compose(mode, t) for t in transformations)
-            return
-        if name in _PLAN_EXPRESSIONS:
-            self._visit_subquery(expr, mode, deps)
-            for child in expr.children:  # outer attributes of correlated subqueries
-                self._visit(child, self._upgrade(mode, TRANSFORMATION), deps)
-            return
-        if name == "Alias":
-            for child in expr.children:
-                self._visit(child, mode, deps)
-            return
-        if name in _AGGREGATE_FUNCTIONS:
-            for child in expr.children:
-                self._visit(child, self._upgrade(mode, AGGREGATION), deps)
-            return
-        if name == "WindowExpression":
-            function, *spec = expr.children
-            self._visit(function, self._upgrade(mode, TRANSFORMATION), deps)
-            for child in spec:
-                self._visit(child, self._indirect(mode, WINDOW), deps)
-            return
-        if name == "CaseWhen":
-            pairs = len(expr.children) // 2
-            for index, child in enumerate(expr.children):
-                is_condition = index < 2 * pairs and index % 2 == 0
-                sub = (
-                    self._indirect(mode, CONDITIONAL)
-                    if is_condition
-                    else self._upgrade(mode, TRANSFORMATION)
-                )
-                self._visit(child, sub, deps)
-            return
-        if name == "If":
-            predicate, *values = expr.children
-            self._visit(predicate, self._indirect(mode, CONDITIONAL), deps)
-            for child in values:
-                self._visit(child, self._upgrade(mode, TRANSFORMATION), deps)
-            return
+    def visit(self, expr: Node, mode: Transformation, deps: Deps) -> None:
+        """Add what `expr` reads, seen through `mode`, to `deps`."""
+        EXPRESSION_HANDLERS.get(expr.name, _any_expression)(self, expr, mode, deps)
+
+    def visit_children(self, expr: Node, mode: Transformation, deps: Deps) -> None:
+        """Visit every child of `expr` with the same `mode`."""
         for child in expr.children:
-            self._visit(child, self._upgrade(mode, TRANSFORMATION), deps)
+            self.visit(child, mode, deps)
 
-    @staticmethod
-    def _upgrade(mode: Transformation, subtype: str) -> Transformation:
-        return compose(mode, (DIRECT, subtype))
-
-    @staticmethod
-    def _indirect(mode: Transformation, subtype: str) -> Transformation:
-        return mode if mode[0] == INDIRECT else (INDIRECT, subtype)
-
-    def _visit_subquery(self, expr: Node, mode: Transformation, deps: Deps) -> None:
-        for plan in expr.trees("plan"):
-            output = self.walk(plan)
-            for attribute in output[:1] if expr.name == "ScalarSubquery" else output:
-                for key, transformations in self.attribute_deps(attribute).items():
-                    deps.setdefault(key, set()).update(compose(mode, t) for t in transformations)
+    def add_deps(self, deps: Deps, found: Deps, mode: Transformation) -> None:
+        """Add `found`, seen through `mode`, to `deps`."""
+        for key, transformations in found.items():
+            deps.setdefault(key, set()).update(compose(mode, t) for t in transformations)
 
     def attribute_deps(self, attribute: Node) -> Deps:
         """Lineage of an output attribute (an Alias is looked up by its id, not re-walked)."""
         expr_id = attribute.expr_id()
         if expr_id is not None and expr_id in self.lineage:
-            return {k: set(v) for k, v in self.lineage[expr_id].items()}
+            return _copy(self.lineage[expr_id])
         return self.expression_deps(attribute)
 
-    def _add_dataset(self, exprs: Iterable[Node], subtype: str) -> None:
+    def add_dataset(self, exprs: Iterable[Node], subtype: str) -> None:
+        """Record what `exprs` read as dataset-wide INDIRECT `subtype` dependencies."""
         for expr in exprs:
             _merge(self.dataset, self.expression_deps(expr, (INDIRECT, subtype)))
 
     # -- plans -------------------------------------------------------------------------------
 
-    def _define(self, attribute: Node, deps: Deps) -> None:
+    def define(self, attribute: Node, deps: Deps) -> None:
+        """Record the lineage of the attribute (or alias) `attribute` by its expression id."""
         expr_id = attribute.expr_id()
         if expr_id is not None:
             self.lineage[expr_id] = deps
 
-    def _project(self, exprs: list[Node]) -> list[Node]:
+    def project(self, exprs: list[Node]) -> list[Node]:
+        """Define each computed expression of a projection list; the list is the output."""
         for expr in exprs:
-            if expr.name != "AttributeReference":  # an attribute passes through unchanged
-                self._define(expr, self.expression_deps(expr))
+            if expr.name != v.ATTRIBUTE_REFERENCE:  # an attribute passes through unchanged
+                self.define(expr, self.expression_deps(expr))
         return exprs
 
     def walk(self, plan: Node) -> list[Node]:
         """Walk a plan bottom-up and return its output attributes (Attribute or Alias nodes)."""
         outputs = [self.walk(child) for child in plan.children]
-        name = plan.name
-        first = outputs[0] if outputs else []
-        if name in _SOURCE_LEAVES:
-            attributes = plan.trees("output")
-            source = self._source_of(plan)
-            for attribute in attributes:
-                column = str(attribute.fields.get("name"))
-                self._define(attribute, {(source, column): {(DIRECT, IDENTITY)}} if source else {})
-            return attributes
-        if name == "Project":
-            return self._project(plan.trees("projectList"))
-        if name == "Aggregate":
-            self._add_dataset(plan.trees("groupingExpressions"), GROUP_BY)
-            return self._project(plan.trees("aggregateExpressions"))
-        if name == "Filter":
-            self._add_dataset(plan.trees("condition"), FILTER)
-            return first
-        if name == "Join":
-            self._add_dataset(plan.trees("condition"), JOIN)
-            join_type = str(plan.fields.get("joinType", ""))
-            if "LeftSemi" in join_type or "LeftAnti" in join_type:
-                return first
-            return [a for out in outputs for a in out]
-        if name == "Sort":
-            self._add_dataset(plan.trees("order"), SORT)
-            return first
-        if name == "Window":
-            return first + self._project(plan.trees("windowExpressions"))
-        if name == "Generate":
-            generator_deps: Deps = {}
-            for generator in plan.trees("generator"):
-                generator_deps = self.expression_deps(generator)
-            generated = plan.trees("generatorOutput")
-            for attribute in generated:
-                self._define(attribute, {k: set(v) for k, v in generator_deps.items()})
-            return first + generated
-        if name in ("Union",):
-            return self._union(outputs)
-        if name == "Expand":
-            return self._expand(plan, first)
-        if name == "CTERelationDef":
-            self._cte_outputs[int(plan.fields.get("id", -1))] = first
-            return first
-        if name == "CTERelationRef":
-            return self._cte_ref(plan)
-        if name == "WithCTE":
-            return outputs[-1] if outputs else []
-        if len(outputs) > 1 and name not in ("Intersect", "Except"):
-            return [a for out in outputs for a in out]
-        return first
+        return PLAN_HANDLERS.get(plan.name, _any_plan)(self, plan, outputs)
 
-    def _union(self, outputs: list[list[Node]]) -> list[Node]:
-        if not outputs:
-            return []
-        for position, attribute in enumerate(outputs[0]):
-            merged: Deps = {}
-            for out in outputs:
-                if position < len(out):
-                    _merge(merged, self.attribute_deps(out[position]))
-            self._define(attribute, merged)
-        return outputs[0]
+    def query_lineage(self, query: Node, names: list[str] | None = None) -> LineageResult:
+        """Lineage of each output column of `query` (named `names`, else by its attributes)."""
+        output = self.walk(query)
+        names = names or [str(a.fields.get("name")) for a in output]
+        result = LineageResult(dataset=self.dataset)
+        for name, attribute in zip(names, output, strict=False):
+            deps = self.attribute_deps(attribute)
+            if deps:
+                result.columns[name] = deps
+        return result
 
-    def _expand(self, plan: Node, child_output: list[Node]) -> list[Node]:
-        output = plan.trees("output")
-        projections = plan.fields.get("projections") or []
-        for position, attribute in enumerate(output):
-            merged: Deps = {}
-            for projection in projections:
-                exprs = projection if isinstance(projection, list) else [projection]
-                if position < len(exprs) and isinstance(exprs[position], Node):
-                    _merge(merged, self.expression_deps(exprs[position]))
-            self._define(attribute, merged)
-        return output or child_output
 
-    def _cte_ref(self, plan: Node) -> list[Node]:
-        attributes = plan.trees("output")
-        definition = self._cte_outputs.get(int(plan.fields.get("cteId", -1)), [])
-        for attribute, source in zip(attributes, definition, strict=False):
-            if attribute.expr_id() != source.expr_id():
-                self._define(attribute, self.attribute_deps(source))
-        return attributes
+# -- the command a plan's root is -----------------------------------------------------------------
+
+
+def write_query(root: Node) -> Node | None:
+    """The query a write command writes: its child, or its `query` field (CREATE ... AS SELECT)."""
+    if root.children:
+        return root.children[0]
+    queries = root.trees("query")
+    return queries[0] if queries else None
+
+
+def output_names(root: Node) -> list[str] | None:
+    """The column names a write command gives its query's output (`outputColumnNames`)."""
+    text = root.fields.get("outputColumnNames")
+    if not isinstance(text, str) or not text.startswith("["):
+        return None
+    inner = text.strip()[1:-1]
+    return [c.strip() for c in inner.split(",")] if inner.strip() else []
+
+
+def column_lineage(root: Node, source_of: Callable[[Node], str | None]) -> LineageResult:
+    """Column lineage of the write command `root`: a pure function of its plan and sources."""
+    query = write_query(root)
+    if query is None:
+        return LineageResult()
+    return LineageWalker(source_of).query_lineage(query, output_names(root))
+
+
+# -- expression handlers ----------------------------------------------------------------------------
+
+
+def _any_expression(walker: LineageWalker, expr: Node, mode: Transformation, deps: Deps) -> None:
+    """A function of its children (`a + b`, `upper(a)`, a UDF...): DIRECT TRANSFORMATION."""
+    walker.visit_children(expr, upgrade(mode, TRANSFORMATION), deps)
+
+
+@expression_kind(v.ATTRIBUTES, {v.OUTER_REFERENCE})
+def _attribute(walker: LineageWalker, expr: Node, mode: Transformation, deps: Deps) -> None:
+    target = expr if expr.name != v.OUTER_REFERENCE else (expr.children or [expr])[0]
+    expr_id = target.expr_id()
+    if expr_id is not None:
+        walker.add_deps(deps, walker.lineage.get(expr_id, {}), mode)
+
+
+@expression_kind(v.SUBQUERY_EXPRESSIONS)
+def _subquery(walker: LineageWalker, expr: Node, mode: Transformation, deps: Deps) -> None:
+    for plan in expr.trees("plan"):
+        output = walker.walk(plan)
+        for attribute in output[:1] if expr.name == v.SCALAR_SUBQUERY else output:
+            walker.add_deps(deps, walker.attribute_deps(attribute), mode)
+    # outer attributes of correlated subqueries
+    walker.visit_children(expr, upgrade(mode, TRANSFORMATION), deps)
+
+
+@expression_kind(v.ALIASES)
+def _alias(walker: LineageWalker, expr: Node, mode: Transformation, deps: Deps) -> None:
+    walker.visit_children(expr, mode, deps)
+
+
+@expression_kind(v.AGGREGATE_EXPRESSIONS)
+def _aggregate(walker: LineageWalker, expr: Node, mode: Transformation, deps: Deps) -> None:
+    walker.visit_children(expr, upgrade(mode, AGGREGATION), deps)
+
+
+@expression_kind(v.WINDOW_EXPRESSIONS)
+def _window_expression(walker: LineageWalker, expr: Node, mode: Transformation, deps: Deps) -> None:
+    function, *spec = expr.children
+    walker.visit(function, upgrade(mode, TRANSFORMATION), deps)
+    for child in spec:
+        walker.visit(child, indirect(mode, WINDOW), deps)
+
+
+@expression_kind(v.CASE_WHENS)
+def _case_when(walker: LineageWalker, expr: Node, mode: Transformation, deps: Deps) -> None:
+    pairs = len(expr.children) // 2
+    for index, child in enumerate(expr.children):
+        is_condition = index < 2 * pairs and index % 2 == 0
+        sub = indirect(mode, CONDITIONAL) if is_condition else upgrade(mode, TRANSFORMATION)
+        walker.visit(child, sub, deps)
+
+
+@expression_kind(v.IFS)
+def _if(walker: LineageWalker, expr: Node, mode: Transformation, deps: Deps) -> None:
+    predicate, *values = expr.children
+    walker.visit(predicate, indirect(mode, CONDITIONAL), deps)
+    for child in values:
+        walker.visit(child, upgrade(mode, TRANSFORMATION), deps)
+
+
+# -- plan handlers ----------------------------------------------------------------------------------
+
+
+def _any_plan(walker: LineageWalker, plan: Node, outputs: list[list[Node]]) -> list[Node]:
+    """A node that adds no columns: its child's output (all children's, side by side)."""
+    if len(outputs) > 1:
+        return [a for out in outputs for a in out]
+    return outputs[0] if outputs else []
+
+
+def _first(outputs: list[list[Node]]) -> list[Node]:
+    return outputs[0] if outputs else []
+
+
+@plan_kind(v.LEAF_RELATIONS)
+def _relation(walker: LineageWalker, plan: Node, outputs: list[list[Node]]) -> list[Node]:
+    attributes = plan.trees("output")
+    source = walker.source_of(plan)
+    for attribute in attributes:
+        column = str(attribute.fields.get("name"))
+        walker.define(attribute, {(source, column): {(DIRECT, IDENTITY)}} if source else {})
+    return attributes
+
+
+@plan_kind(v.PROJECTS)
+def _project(walker: LineageWalker, plan: Node, outputs: list[list[Node]]) -> list[Node]:
+    return walker.project(plan.trees("projectList"))
+
+
+@plan_kind(v.AGGREGATES)
+def _aggregate_plan(walker: LineageWalker, plan: Node, outputs: list[list[Node]]) -> list[Node]:
+    walker.add_dataset(plan.trees("groupingExpressions"), GROUP_BY)
+    return walker.project(plan.trees("aggregateExpressions"))
+
+
+@plan_kind(v.FILTERS)
+def _filter(walker: LineageWalker, plan: Node, outputs: list[list[Node]]) -> list[Node]:
+    walker.add_dataset(plan.trees("condition"), FILTER)
+    return _first(outputs)
+
+
+@plan_kind(v.JOINS)
+def _join(walker: LineageWalker, plan: Node, outputs: list[list[Node]]) -> list[Node]:
+    walker.add_dataset(plan.trees("condition"), JOIN)
+    join_type = str(plan.fields.get("joinType", ""))
+    if any(kind in join_type for kind in v.LEFT_ONLY_JOIN_TYPES):
+        return _first(outputs)
+    return [a for out in outputs for a in out]
+
+
+@plan_kind(v.SORTS)
+def _sort(walker: LineageWalker, plan: Node, outputs: list[list[Node]]) -> list[Node]:
+    walker.add_dataset(plan.trees("order"), SORT)
+    return _first(outputs)
+
+
+@plan_kind(v.WINDOWS)
+def _window(walker: LineageWalker, plan: Node, outputs: list[list[Node]]) -> list[Node]:
+    return _first(outputs) + walker.project(plan.trees("windowExpressions"))
+
+
+@plan_kind(v.GENERATES)
+def _generate(walker: LineageWalker, plan: Node, outputs: list[list[Node]]) -> list[Node]:
+    generator_deps: Deps = {}
+    for generator in plan.trees("generator"):
+        generator_deps = walker.expression_deps(generator)
+    generated = plan.trees("generatorOutput")
+    for attribute in generated:
+        walker.define(attribute, _copy(generator_deps))
+    return _first(outputs) + generated
+
+
+@plan_kind(v.UNIONS)
+def _union(walker: LineageWalker, plan: Node, outputs: list[list[Node]]) -> list[Node]:
+    if not outputs:
+        return []
+    for position, attribute in enumerate(outputs[0]):
+        merged: Deps = {}
+        for out in outputs:
+            if position < len(out):
+                _merge(merged, walker.attribute_deps(out[position]))
+        walker.define(attribute, merged)
+    return outputs[0]
+
+
+@plan_kind(v.EXPANDS)
+def _expand(walker: LineageWalker, plan: Node, outputs: list[list[Node]]) -> list[Node]:
+    output = plan.trees("output")
+    projections = plan.fields.get("projections") or []
+    for position, attribute in enumerate(output):
+        merged: Deps = {}
+        for projection in projections:
+            exprs = projection if isinstance(projection, list) else [projection]
+            if position < len(exprs) and isinstance(exprs[position], Node):
+                _merge(merged, walker.expression_deps(exprs[position]))
+        walker.define(attribute, merged)
+    return output or _first(outputs)
+
+
+@plan_kind(v.LEFT_SET_OPERATIONS)
+def _left_set_operation(walker: LineageWalker, plan: Node, outputs: list[list[Node]]) -> list[Node]:
+    return _first(outputs)
+
+
+@plan_kind(v.CTE_DEFINITIONS)
+def _cte_definition(walker: LineageWalker, plan: Node, outputs: list[list[Node]]) -> list[Node]:
+    walker.cte_outputs[int(plan.fields.get("id", -1))] = _first(outputs)
+    return _first(outputs)
+
+
+@plan_kind(v.CTE_REFERENCES)
+def _cte_reference(walker: LineageWalker, plan: Node, outputs: list[list[Node]]) -> list[Node]:
+    attributes = plan.trees("output")
+    definition = walker.cte_outputs.get(int(plan.fields.get("cteId", -1)), [])
+    for attribute, source in zip(attributes, definition, strict=False):
+        if attribute.expr_id() != source.expr_id():
+            walker.define(attribute, walker.attribute_deps(source))
+    return attributes
+
+
+@plan_kind(v.WITH_CTES)
+def _with_cte(walker: LineageWalker, plan: Node, outputs: list[list[Node]]) -> list[Node]:
+    return outputs[-1] if outputs else []

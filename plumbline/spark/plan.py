@@ -1,9 +1,18 @@
-"""Catalyst trees from their JSON form.
+"""Plan trees as `Node`s: the one input of column lineage, whatever the plan's source.
 
-`TreeNode.toJSON()` returns a tree as a flat JSON array of nodes in pre-order, each with
-`num-children`. Fields holding other trees (a command's plan, an expression list, a subquery's
-plan) are nested arrays of the same shape. This module turns that into `Node` objects; it knows
-nothing about what the classes mean.
+A `Node` is a class name, the node's own fields and its children. Fields that hold other trees
+(a command's query, an expression list, a subquery's plan) hold `Node`s too; other fields hold
+plain JSON values. Two sources make them:
+
+- live capture: `TreeNode.toJSON()` of an analyzed plan, read through py4j (`parse_plan`). Catalyst
+  gives a tree as a flat JSON array of nodes in pre-order, each with `num-children`, trees inside
+  fields as nested arrays of the same shape;
+- event logs (later): a `sparkPlanInfo` tree (`nodeName`, `simpleString`, `children`, `metadata`)
+  whose expressions are parsed back into nodes with Catalyst's class names and fields.
+
+`Node.to_json()` / `Node.from_json()` are the contract between them: a nested, JSON-serialisable
+form (`{"class": ..., "fields": {...}, "children": [...]}`) that the recorded plans under
+`tests/golden/plans/` are stored in. This module knows nothing about what the classes mean.
 """
 
 from __future__ import annotations
@@ -44,6 +53,22 @@ class Node:
             return (int(raw["id"]), str(raw.get("jvmId", "")))
         return None
 
+    def to_json(self) -> dict[str, Any]:
+        """The nested JSON form of this tree (tree-valued fields included)."""
+        return {
+            "class": self.cls,
+            "fields": {k: _encode(v) for k, v in self.fields.items()},
+            "children": [child.to_json() for child in self.children],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Node:
+        """Rebuild a tree from `to_json()`'s form."""
+        node = _decode(data)
+        if not isinstance(node, Node):
+            raise PlanError("not a plan node: an object with class, fields and children")
+        return node
+
     def trees(self, key: str) -> list[Node]:
         """A tree-valued field as a list of trees (a single tree gives a one-element list)."""
         value = self.fields.get(key)
@@ -52,6 +77,34 @@ class Node:
         if isinstance(value, list):
             return [v for v in value if isinstance(v, Node)]
         return []
+
+
+_NODE_KEYS = {"class", "fields", "children"}
+
+
+def _encode(value: Any) -> Any:
+    if isinstance(value, Node):
+        return value.to_json()
+    if isinstance(value, list):
+        return [_encode(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _encode(v) for k, v in value.items()}
+    return value
+
+
+def _decode(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_decode(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if value.keys() == _NODE_KEYS and isinstance(value["fields"], dict):
+        children = value["children"]
+        if not isinstance(children, list):
+            raise PlanError("a plan node's children are not a list")
+        node = Node(str(value["class"]), {k: _decode(v) for k, v in value["fields"].items()})
+        node.children = [Node.from_json(child) for child in children]
+        return node
+    return {k: _decode(v) for k, v in value.items()}
 
 
 def _is_tree(value: Any) -> bool:

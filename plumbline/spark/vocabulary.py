@@ -1,0 +1,135 @@
+"""The Catalyst class names the capture knows, in one place.
+
+Plans change between Spark versions (4.0 adds `ResultQueryStage` and `ColumnDefinition`, 4.1
+`SaveAsV1TableCommand`...). Every class name the capture matches on is declared here, by simple
+name (`plan.Node.name`), grouped by what the capture does with it; a new Spark version's names
+are added to the group that treats them. Nothing here imports Spark.
+"""
+
+from __future__ import annotations
+
+# -- logical plan leaves ------------------------------------------------------------------------
+
+# Leaves whose `output` attributes start lineage: each is a fresh column (of a dataset when the
+# leaf reads one, of nothing for in-memory data).
+LEAF_RELATIONS = frozenset(
+    {
+        "LogicalRelation",
+        "LogicalRDD",
+        "LocalRelation",
+        "HiveTableRelation",
+        "DataSourceV2Relation",
+        "DataSourceV2ScanRelation",
+        "InMemoryRelation",
+        "Range",
+        "OneRowRelation",
+        "ExternalRDD",
+    }
+)
+# Leaves that read a dataset plumbline can name (files, catalog tables, JDBC, V2 catalogs).
+DATASET_RELATIONS = frozenset({"LogicalRelation", "HiveTableRelation", "DataSourceV2Relation"})
+# A V1 relation that is a JDBC table (the relation's `toString()` starts with it).
+JDBC_RELATION = "JDBCRelation"
+
+# -- other logical plan nodes, by how column lineage treats them --------------------------------
+
+PROJECTS = frozenset({"Project"})  # `projectList`: the output, each column computed from its input
+AGGREGATES = frozenset({"Aggregate"})  # `aggregateExpressions`, grouped by `groupingExpressions`
+FILTERS = frozenset({"Filter"})  # `condition` filters the rows
+JOINS = frozenset({"Join"})  # `condition` joins two inputs of type `joinType`
+# join types whose output is the left side only
+LEFT_ONLY_JOIN_TYPES = ("LeftSemi", "LeftAnti")
+SORTS = frozenset({"Sort"})  # `order`
+WINDOWS = frozenset({"Window"})  # the child's output plus `windowExpressions`
+GENERATES = frozenset({"Generate"})  # the child's output plus `generatorOutput` from `generator`
+UNIONS = frozenset({"Union"})  # column i of the output is column i of every child
+EXPANDS = frozenset({"Expand"})  # `output` column i is column i of every one of `projections`
+# set operations whose output attributes are their left child's
+LEFT_SET_OPERATIONS = frozenset({"Intersect", "Except"})
+CTE_DEFINITIONS = frozenset({"CTERelationDef"})  # a common table expression (`id`)
+CTE_REFERENCES = frozenset({"CTERelationRef"})  # a use of one (`cteId`, its own `output`)
+WITH_CTES = frozenset({"WithCTE"})  # definitions first, the query that uses them last
+
+# -- expressions --------------------------------------------------------------------------------
+
+# References to an attribute defined elsewhere (by expression id).
+ATTRIBUTE_REFERENCE = "AttributeReference"
+ATTRIBUTES = frozenset({ATTRIBUTE_REFERENCE, "PrettyAttribute"})
+SCALAR_SUBQUERY = "ScalarSubquery"  # its plan's first output column is its value
+# A correlated subquery's reference to an attribute of the outer query (its child is that one).
+OUTER_REFERENCE = "OuterReference"
+# Expressions that hold a whole plan in their `plan` field.
+SUBQUERY_EXPRESSIONS = frozenset({SCALAR_SUBQUERY, "Exists", "ListQuery", "LateralSubquery"})
+# Wrappers of aggregate functions (sum, count...).
+AGGREGATE_EXPRESSIONS = frozenset({"AggregateExpression"})
+ALIASES = frozenset({"Alias"})  # names its child: the same lineage
+WINDOW_EXPRESSIONS = frozenset({"WindowExpression"})  # a function, then its window spec
+CASE_WHENS = frozenset({"CaseWhen"})  # (condition, value) pairs, then an optional else value
+IFS = frozenset({"If"})  # predicate, then the two values
+
+# -- write commands -----------------------------------------------------------------------------
+
+# DataSource V2 writes: into an existing table (its relation is the `table` field) or creating one
+# (its ResolvedIdentifier is the `name` field), with the lifecycle change each makes.
+V2_WRITES: dict[str, str | None] = {
+    "AppendData": None,
+    "OverwriteByExpression": "OVERWRITE",
+    "OverwritePartitionsDynamic": "OVERWRITE",
+    "CreateTableAsSelect": "CREATE",
+    "ReplaceTableAsSelect": "OVERWRITE",
+}
+# V1 commands and V2 writes whose query writes a dataset.
+WRITE_COMMANDS = frozenset(
+    {
+        "InsertIntoHadoopFsRelationCommand",
+        "CreateDataSourceTableAsSelectCommand",
+        "SaveIntoDataSourceCommand",
+        "InsertIntoDataSourceCommand",
+        "InsertIntoDataSourceDirCommand",
+        *V2_WRITES,
+    }
+)
+# Write commands that carry a SaveMode (`mode()`).
+WRITES_WITH_MODE = frozenset(
+    {
+        "InsertIntoHadoopFsRelationCommand",
+        "CreateDataSourceTableAsSelectCommand",
+        "SaveIntoDataSourceCommand",
+    }
+)
+
+# -- DDL ----------------------------------------------------------------------------------------
+
+DDL_COMMANDS = frozenset(
+    {
+        "CreateDataSourceTableCommand",
+        "CreateTableCommand",
+        "CreateTable",
+        "DropTableCommand",
+        "DropTable",
+        "TruncateTableCommand",
+        "TruncateTable",
+        "AlterTableRenameCommand",
+        "RenameTable",
+        "AlterTableAddColumnsCommand",
+        "AddColumns",
+    }
+)
+# Commands after which the capture knows a table's whole schema (DDL and CREATE ... AS SELECT).
+DEFINING_COMMANDS = DDL_COMMANDS | {"CreateDataSourceTableAsSelectCommand"}
+
+# -- executed (physical) plans ------------------------------------------------------------------
+
+# `nodeName()` prefixes of executed write nodes: V1 commands ("Execute InsertInto...") and V2
+# writes (AppendDataExec[V1]...).
+WRITE_EXEC_PREFIXES = (
+    "Execute ",
+    "AppendData",
+    "OverwriteByExpression",
+    "OverwritePartitionsDynamic",
+)
+# `nodeName()` prefixes and names of executed scans, and the suffix of adaptive query stages.
+SCAN_EXEC_PREFIXES = ("Scan ", "BatchScan ")
+SCAN_EXECS = frozenset({"InMemoryTableScan"})
+QUERY_STAGE_SUFFIX = "QueryStage"
+ADAPTIVE_PLAN = "AdaptiveSparkPlan"
