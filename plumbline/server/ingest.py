@@ -18,7 +18,13 @@ from pydantic import BaseModel
 from sqlalchemy.engine import Engine
 from starlette.concurrency import run_in_threadpool
 
-from plumbline.openlineage import EventValidationError, ParsedEvent, parse_body, parse_event
+from plumbline.openlineage import (
+    EventValidationError,
+    ParsedEvent,
+    RunEvent,
+    parse_body,
+    parse_event,
+)
 from plumbline.openlineage.decode import (
     BodyTooLargeError,
     MalformedBodyError,
@@ -143,6 +149,7 @@ def ingest_body(
     received: dict[str, bytes] = {}  # digest -> the event as received (to forward)
     rejected: list[int] = []
     errors: list[FieldError] = []
+    run_jobs: dict[str, tuple[str, str]] = {}  # run id -> its job, in this request
     for index, (parsed, sent) in enumerate(
         zip(parsed_body.outcomes, parsed_body.sent, strict=True)
     ):
@@ -154,6 +161,11 @@ def ingest_body(
             )
             continue
         principal.check_event(parsed.raw)  # 403 for a namespace the token does not cover
+        reused = _reused_run_id(parsed, run_jobs)
+        if reused is not None:
+            rejected.append(index)
+            errors.append(FieldError(reused, "run.runId", index if is_batch else None))
+            continue
         received[parsed.digest] = sent
         if settings.catalogs and settings.store:
             parsed = _enriched(settings, parsed)
@@ -191,6 +203,23 @@ def ingest_body(
         "rejected": rejected,
         "errors": [error.to_json() for error in errors],
     }
+
+
+def _reused_run_id(parsed: ParsedEvent, run_jobs: dict[str, tuple[str, str]]) -> str | None:
+    """Why the event is rejected when its run id is the run of another job earlier in the same
+    request (a run belongs to one job); None when it is not. Across requests the normalizer
+    keeps such an event marked failed (``plumbline.store.write.conflicts``)."""
+    event = parsed.event
+    if not isinstance(event, RunEvent) or parsed.run_id is None:
+        return None
+    job = (event.job.namespace, event.job.name)
+    owner = run_jobs.setdefault(parsed.run_id, job)
+    if owner == job:
+        return None
+    return (
+        f"run {parsed.run_id} is already the run of job {owner[0]}:{owner[1]} in this request "
+        f"(a run id names one run of one job), not of {job[0]}:{job[1]}"
+    )
 
 
 def _enriched(settings: ServerSettings, parsed: ParsedEvent) -> ParsedEvent:

@@ -12,10 +12,11 @@ from collections.abc import Iterator
 
 from fastapi import APIRouter, Request, Response
 from prometheus_client import CollectorRegistry, Counter, generate_latest
-from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
 from plumbline.openlineage.urls import redact_url
+from plumbline.store.write.conflicts import counts as conflict_counts
 from plumbline.store.write.normalizer import normalization_backlog
 
 router = APIRouter(tags=["metrics"])
@@ -113,11 +114,27 @@ class _NormalizationCollector:
         yield from (pending, failed, lag)
 
 
+class _ConflictCollector:
+    """Lineage conflicts resolved by a rule and reported (:mod:`plumbline.store.write.conflicts`)."""
+
+    def collect(self) -> Iterator[Metric]:
+        family = CounterMetricFamily(
+            "plumbline_lineage_conflicts",
+            "Conflicting events reported by this process, by kind: run_id_reused (the event is "
+            "kept, marked failed), parent_job_mismatch, complete_and_fail_same_time (ends FAILED).",
+            labels=["kind"],
+        )
+        for kind, value in conflict_counts().items():
+            family.add_metric([kind], value)
+        yield family
+
+
 @router.get("/metrics", include_in_schema=False)
 def metrics(request: Request) -> Response:
     """Prometheus text exposition of this server's metrics."""
     scrape = CollectorRegistry(auto_describe=False)
     scrape.register(_OutboxCollector(request))  # type: ignore[arg-type]
     scrape.register(_NormalizationCollector(request))  # type: ignore[arg-type]
+    scrape.register(_ConflictCollector())  # type: ignore[arg-type]
     body = generate_latest(_registry) + generate_latest(scrape)
     return Response(body, media_type=CONTENT_TYPE_LATEST)

@@ -222,9 +222,13 @@ runs = sa.Table(
     # their event times by facet name, as datasets.facet_times
     sa.Column("facet_times", Json, nullable=True),
     sa.Column("job_facet_times", Json, nullable=True),
+    # the event time of the run's newest event (NULL: known only from a child's ``parent`` facet):
+    # what orders a job's runs (``latestRun``, ``latestRuns``), as jobs.latest_run_uuid
+    sa.Column("last_event_at", Timestamp, nullable=True),
     sa.Column("created_at", Timestamp, nullable=False),
     sa.Column("updated_at", Timestamp, nullable=False),
     sa.Index(None, "job_id", "created_at"),
+    sa.Index(None, "job_id", "last_event_at"),
     sa.Index(None, "parent_run_uuid"),
 )
 

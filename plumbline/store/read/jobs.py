@@ -21,7 +21,13 @@ from plumbline.store.read.common import (
 )
 from plumbline.store.read.errors import NotFoundError
 from plumbline.store.read.idlist import in_ids
-from plumbline.store.read.runs import STORED_STATES, marquez_state, runs_by_pk, runs_by_uuid
+from plumbline.store.read.runs import (
+    STORED_STATES,
+    marquez_state,
+    newest_first,
+    runs_by_pk,
+    runs_by_uuid,
+)
 from plumbline.store.read.visibility import visible_jobs
 
 LATEST_RUNS = 10
@@ -51,16 +57,20 @@ def _io_by_job(conn: Connection, ids: Sequence[int]) -> dict[int, dict[str, list
 
 
 def _latest_runs(conn: Connection, ids: Sequence[int]) -> dict[int, list[dict[str, Any]]]:
-    """The newest runs of each job (at most LATEST_RUNS each), ranked in SQL."""
-    r = s.runs
+    """The newest runs of each job by event time (at most LATEST_RUNS each), ranked in SQL; the
+    job's latest run (``jobs.latest_run_uuid``) first, so that ``latestRun`` is
+    ``latestRuns[0]`` even when two runs have events at the same instant."""
+    r, j = s.runs, s.jobs
+    is_latest = sa.case((r.c.uuid == j.c.latest_run_uuid, 0), else_=1)
     ranked = (
         sa.select(
             r.c.id,
             r.c.job_id,
             sa.func.row_number()
-            .over(partition_by=r.c.job_id, order_by=(r.c.created_at.desc(), r.c.id.desc()))
+            .over(partition_by=r.c.job_id, order_by=(is_latest, *newest_first(r)))
             .label("rank"),
         )
+        .join(j, j.c.id == r.c.job_id)
         .where(in_ids(r.c.job_id))
         .subquery()
     )

@@ -200,15 +200,17 @@ def get_run_facets(
     return {"runId": run_uuid, "facets": json_obj(row.facets)}
 
 
+def newest_first(r: sa.FromClause = s.runs) -> tuple[sa.ColumnElement[Any], ...]:
+    """A job's runs newest first, by event time (``runs.last_event_at``, the time of the run's
+    newest event; runs known only from a child's ``parent`` facet last), as ``latestRun``."""
+    return (r.c.last_event_at.desc().nulls_last(), r.c.id.desc())
+
+
 def list_job_runs(conn: Connection, job_pk: int, limit: int, offset: int) -> dict[str, Any]:
-    """The runs of one job, newest first: ``{"runs", "totalCount"}``."""
+    """The runs of one job, newest first by event time: ``{"runs", "totalCount"}``."""
     r = s.runs
     base = sa.select(r.c.id).where(r.c.job_id == job_pk)
     total = count(conn, base)
-    pks = list(
-        conn.execute(
-            base.order_by(r.c.created_at.desc(), r.c.id.desc()).limit(limit).offset(offset)
-        ).scalars()
-    )
+    pks = list(conn.execute(base.order_by(*newest_first(r)).limit(limit).offset(offset)).scalars())
     runs = runs_by_pk(conn, pks)
     return {"runs": [runs[pk] for pk in pks], "totalCount": total}

@@ -11,6 +11,7 @@ from typing import Any
 from plumbline.openlineage import DatasetEvent, JobEvent, ParsedEvent, RunEvent
 from plumbline.openlineage.model import Dataset
 from plumbline.store.write.cache import CacheUpdate, WriteCache
+from plumbline.store.write.conflicts import Conflict
 
 Key = tuple[str, str]  # (namespace, name)
 
@@ -74,6 +75,8 @@ class Batch:
     new_io: set[tuple[int, int, str]] = field(default_factory=set)
     # runs whose state this write changes (written back at the end)
     touched_runs: set[int] = field(default_factory=set)
+    # conflicts resolved by a rule, reported once the write has committed (see .conflicts)
+    conflicts: list[Conflict] = field(default_factory=list)
     # what the writer knows the store holds, and what this write teaches it once committed
     cache: WriteCache = field(default_factory=WriteCache)
     learned: CacheUpdate = field(default_factory=CacheUpdate)

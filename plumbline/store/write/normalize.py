@@ -11,18 +11,23 @@ from sqlalchemy.engine import Connection
 from plumbline.openlineage import ParsedEvent
 from plumbline.store.write import column_lineage, datasets, jobs, runs
 from plumbline.store.write.cache import CacheUpdate, WriteCache
+from plumbline.store.write.conflicts import Conflict
 from plumbline.store.write.context import Batch
 from plumbline.store.write.namespaces import ensure_namespaces, ensure_sources, unhide_namespaces
 from plumbline.store.write.upsert import pipelined
 
 
 def normalize(
-    connection: Connection, events: list[ParsedEvent], cache: WriteCache | None = None
+    connection: Connection,
+    events: list[ParsedEvent],
+    cache: WriteCache | None = None,
+    conflicts: list[Conflict] | None = None,
 ) -> CacheUpdate:
     """Write what ``events`` (new, valid events) say into the lineage tables.
 
     ``cache`` is what the writer knows the store holds; the result is what this write teaches
-    it, to be learned once the transaction has committed.
+    it, to be learned once the transaction has committed. ``conflicts`` receives the conflicts
+    the write resolved by a rule, to report once it has committed.
     """
     if not events:
         return CacheUpdate()
@@ -57,4 +62,6 @@ def normalize(
         datasets.update_datasets(connection, batch)
         jobs.update_jobs(connection, batch)
         unhide_namespaces(connection, batch)
+    if conflicts is not None:
+        conflicts.extend(batch.conflicts)
     return batch.learned

@@ -38,7 +38,9 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 from plumbline.openlineage import EventValidationError, ParsedEvent, parse_event
 from plumbline.store.errors import StoreError
 from plumbline.store.schema import lineage_events, pending_events
+from plumbline.store.write import conflicts
 from plumbline.store.write.cache import WriteCache
+from plumbline.store.write.conflicts import Conflict
 from plumbline.store.write.context import as_utc
 from plumbline.store.write.normalize import normalize
 from plumbline.store.write.transactions import KeptConnection, take_group, with_retries
@@ -196,17 +198,22 @@ class Normalizer:
             "event %d could not be normalized (kept, marked failed): %s", event_id, message
         )
         self._mark_failed(kept, event_id, message)
+        if isinstance(problem, conflicts.RunConflictError):
+            conflicts.report([problem.conflict])
         return {event_id: message}
 
     def _write(self, connection: Connection, items: list[Item]) -> None:
+        found: list[Conflict] = []
         with self._write_lock(), connection.begin():
             claimed = claim(connection, [event_id for event_id, _ in items])
             learned = normalize(
                 connection,
                 [parsed for event_id, parsed in items if event_id in claimed],
                 self.cache,
+                found,
             )
         self.cache.learn(learned)  # only what committed
+        conflicts.report(found)
 
     def _mark_failed(self, kept: KeptConnection, event_id: int, message: str) -> None:
         def mark(connection: Connection) -> None:

@@ -10,8 +10,9 @@ from sqlalchemy.engine import Connection
 
 from plumbline.openlineage import TERMINAL_STATES, RunEvent
 from plumbline.openlineage.types import parse_datetime
-from plumbline.store.schema import run_io, run_states, runs
-from plumbline.store.write.context import Appearance, Batch, as_utc
+from plumbline.store.schema import jobs, namespaces, run_io, run_states, runs
+from plumbline.store.write.conflicts import Conflict, RunConflictError
+from plumbline.store.write.context import Appearance, Batch, Key, as_utc
 from plumbline.store.write.facets import merge_facets_at, time_key
 from plumbline.store.write.jobs import parent_job_key
 from plumbline.store.write.upsert import (
@@ -30,6 +31,7 @@ _RANK = {"START": 0, "RUNNING": 1, "COMPLETE": 2, "ABORT": 3, "FAIL": 4}
 # a run's state as the write path keeps it (with its id and uuid): plain columns, then facets
 # (each with its facets' event times, see plumbline.store.write.facets)
 _PLAIN = (
+    "job_id",
     "job_version_id",
     "parent_run_uuid",
     "current_state",
@@ -40,7 +42,9 @@ _PLAIN = (
     "error_message",
     "error_stack",
     "error_language",
+    "last_event_at",
 )
+_TIMES = ("nominal_start_time", "nominal_end_time", "started_at", "ended_at")
 _FACETS = ("facets", "facet_times", "job_facets", "job_facet_times")
 _STATE = (*_PLAIN, *_FACETS)
 
@@ -72,18 +76,30 @@ def _insert_runs(statement: Any) -> Any:
 
 
 def resolve_runs(connection: Connection, batch: Batch) -> None:
-    """Create missing runs (the events' runs and their parent runs); lock and load their state."""
-    wanted: dict[str, int] = {}
+    """Create missing runs (the events' runs and their parent runs); lock and load their state.
+
+    A run id is one job's: an event whose run id is another job's run raises
+    :class:`RunConflictError` (the normalizer keeps that event, marked failed); a ``parent``
+    facet that disagrees is reported (see :mod:`.conflicts`), the run's own events win.
+    """
+    own: dict[str, int] = {}  # run -> its job, from the runs' own events
+    for parsed in batch.run_events():
+        key = batch.job_key(parsed)
+        assert key is not None and parsed.run_id is not None
+        job = batch.job_ids[key]
+        if own.setdefault(parsed.run_id, job) != job:
+            raise RunConflictError(_reused(parsed.run_id, key, "another job in the same write"))
+    wanted = dict(own)
+    parents: dict[str, tuple[int, Key]] = {}  # parent run -> (its job, the facet's job name)
     for parsed in batch.run_events():
         event = parsed.event
         assert isinstance(event, RunEvent)
-        key = batch.job_key(parsed)
-        assert key is not None and parsed.run_id is not None
-        wanted.setdefault(parsed.run_id, batch.job_ids[key])
         parent = event.run.facets.parent if event.run.facets is not None else None
         parent_key = parent_job_key(parsed)
         if parent is not None and parent_key is not None:
-            wanted.setdefault(parent.run.run_id.lower(), batch.job_ids[parent_key])
+            parent_run = parent.run.run_id.lower()
+            parents.setdefault(parent_run, (batch.job_ids[parent_key], parent_key))
+            wanted.setdefault(parent_run, batch.job_ids[parent_key])
     if not wanted:
         return
     # new runs come back from the insert (and are ours, locked); only the others are read
@@ -105,17 +121,62 @@ def resolve_runs(connection: Connection, batch: Batch) -> None:
         batch.run_ids[row.uuid] = row.id
         batch.run_state[row.id] = {"id": row.id, "uuid": row.uuid} | dict.fromkeys(_STATE)
         batch.run_state[row.id].update({column: {} for column in _FACETS})
+        batch.run_state[row.id]["job_id"] = wanted[row.uuid]
     existing = wanted.keys() - {row.uuid for row in created}
-    if not existing:
-        return
-    for row in select_in(connection, _LOCK_RUNS, [runs.c.uuid], existing):
+    rows = select_in(connection, _LOCK_RUNS, [runs.c.uuid], existing) if existing else []
+    for row in rows:
         state = row._asdict()
         for column in _FACETS:
             state[column] = dict(state[column] or {})
-        for column in ("nominal_start_time", "nominal_end_time", "started_at", "ended_at"):
+        for column in (*_TIMES, "last_event_at"):
             state[column] = as_utc(state[column])
+        owner = own.get(row.uuid)
+        if owner is not None and owner != row.job_id:
+            key = next(k for k, v in batch.job_ids.items() if v == owner)
+            other = _job_name(connection, row.job_id)
+            if state["last_event_at"] is not None:  # the run has events of its own
+                raise RunConflictError(_reused(row.uuid, key, f"job {other}"))
+            # known only from a child's parent facet: the run's own events say whose it is
+            batch.conflicts.append(
+                Conflict(
+                    "parent_job_mismatch",
+                    row.uuid,
+                    f"run {row.uuid} was known from a parent facet as a run of job {other}; "
+                    f"its own events are job {key[0]}:{key[1]}'s, so it moves there",
+                )
+            )
+            state["job_id"] = owner
         batch.run_ids[row.uuid] = row.id
         batch.run_state[row.id] = state
+    for run_uuid, (job, key) in sorted(parents.items()):
+        if batch.run_state[batch.run_ids[run_uuid]]["job_id"] != job:
+            batch.conflicts.append(
+                Conflict(
+                    "parent_job_mismatch",
+                    run_uuid,
+                    f"a parent facet names run {run_uuid} as a run of job {key[0]}:{key[1]}, "
+                    "but it is another job's run (kept there)",
+                )
+            )
+
+
+def _job_name(connection: Connection, job_id: int) -> str:
+    """``namespace:name`` of a job (to name it in a conflict)."""
+    row = connection.execute(
+        sa.select(namespaces.c.name, jobs.c.name)
+        .join(namespaces, namespaces.c.id == jobs.c.namespace_id)
+        .where(jobs.c.id == job_id)
+    ).one()
+    return f"{row[0]}:{row[1]}"
+
+
+def _reused(run_uuid: str, key: Key, owner: str) -> Conflict:
+    return Conflict(
+        "run_id_reused",
+        run_uuid,
+        f"run id {run_uuid} of an event of job {key[0]}:{key[1]} is already the run of "
+        f"{owner}: the event is not folded into that run",
+    )
 
 
 IoKey = tuple[int, int, str]  # (run id, dataset id, direction)
@@ -235,6 +296,10 @@ def write_run_states(connection: Connection, batch: Batch, job_versions: dict[st
                 }
             )
     transitions.sort(key=lambda t: (t["run_id"], t["state"], t["transitioned_at"]))
+    new_transitions: dict[int, set[datetime]] = {}
+    for t in transitions:
+        if t["state"] in ("COMPLETE", "FAIL"):
+            new_transitions.setdefault(t["run_id"], set()).add(t["transitioned_at"])
     insert_ignore(connection, run_states, transitions)
     touched = {t["run_id"] for t in transitions}
     history: dict[int, list[tuple[str, datetime]]] = {}
@@ -250,6 +315,9 @@ def write_run_states(connection: Connection, batch: Batch, job_versions: dict[st
         event = parsed.event
         assert isinstance(event, RunEvent)
         state = batch.run_state[batch.run_ids[parsed.run_id or ""]]
+        time_of = as_utc(parsed.event_time)
+        if state["last_event_at"] is None or time_of > state["last_event_at"]:
+            state["last_event_at"] = time_of
         # facets from an event older than those kept change nothing, nor do the columns they give
         time = time_key(parsed.event_time)
         state["job_facets"], state["job_facet_times"], _ = merge_facets_at(
@@ -278,6 +346,16 @@ def write_run_states(connection: Connection, batch: Batch, job_versions: dict[st
     for run_id, states in history.items():
         state = batch.run_state[run_id]
         state.update(summarize(states))
+        tied = _complete_and_fail_tied(states, new_transitions.get(run_id, set()))
+        if tied is not None:
+            batch.conflicts.append(
+                Conflict(
+                    "complete_and_fail_same_time",
+                    state["uuid"],
+                    f"run {state['uuid']} has both COMPLETE and FAIL at {tied.isoformat()}: "
+                    "it ends FAILED",
+                )
+            )
 
     batch.touched_runs = touched | {batch.run_ids[p.run_id or ""] for p in batch.run_events()}
     batch.touched_runs |= {batch.run_ids[run_uuid] for run_uuid in job_versions}
@@ -298,6 +376,16 @@ def update_runs(connection: Connection, batch: Batch) -> None:
         )
     if updates:
         update_many(connection, runs, updates)
+
+
+def _complete_and_fail_tied(
+    states: list[tuple[str, datetime]], new_times: set[datetime]
+) -> datetime | None:
+    """The time at which a run has both COMPLETE and FAIL, when one of them is new here."""
+    completes = {t for s, t in states if s == "COMPLETE"}
+    fails = {t for s, t in states if s == "FAIL"}
+    tied = sorted(completes & fails & new_times)
+    return tied[0] if tied else None
 
 
 def summarize(states: list[tuple[str, datetime]]) -> dict[str, Any]:
