@@ -20,6 +20,7 @@ _COMMANDS: dict[str, str] = {
     "run": "plumbline.cli.run:run",
     "replay": "plumbline.cli.replay:replay",
     "token": "plumbline.cli.token:token",
+    "impact": "plumbline.cli.impact:impact",
 }
 
 

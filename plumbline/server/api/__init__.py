@@ -5,6 +5,7 @@ from fastapi import APIRouter
 from plumbline.server.api import (
     datasets,
     events,
+    impact,
     jobs,
     lineage,
     namespaces,
@@ -22,6 +23,7 @@ routers: list[APIRouter] = [
     jobs.router,
     runs.router,
     lineage.router,
+    impact.router,
     events.router,
     search.router,
     tags.router,

@@ -16,6 +16,7 @@ serves every request.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from functools import cache
 from typing import Any
 
@@ -95,7 +96,14 @@ def _run(
     return WalkResult(depths=depths, truncated=len(rows) > cap)
 
 
-def _job_seed(start_kind: str, downstream: bool, limited: bool) -> sa.Select[Any]:
+def _seen_since(edge: sa.FromClause, since: bool) -> sa.ColumnElement[bool]:
+    """``edge.last_seen >= :since`` when the walk takes only edges seen since a time."""
+    if not since:
+        return sa.true()
+    return edge.c.last_seen >= sa.bindparam("since", type_=s.Timestamp)
+
+
+def _job_seed(start_kind: str, downstream: bool, limited: bool, since: bool) -> sa.Select[Any]:
     """Start jobs: the job itself, or the dataset's readers (downstream) / writers (upstream)."""
     start = sa.bindparam("start", type_=s.BigId)
     if start_kind == "JOB":
@@ -109,16 +117,19 @@ def _job_seed(start_kind: str, downstream: bool, limited: bool) -> sa.Select[Any
             e.c.direction == ("input" if downstream else "output"),
             j.c.is_hidden == sa.false(),
             j.c.id.in_(visible_job_ids(VISIBLE_NS)) if limited else sa.true(),
+            _seen_since(e, since),
         )
     )
 
 
 @cache
-def _job_walk_statement(start_kind: str, downstream: bool, limited: bool) -> sa.Select[Any]:
+def _job_walk_statement(
+    start_kind: str, downstream: bool, limited: bool, since: bool = False
+) -> sa.Select[Any]:
     via, to = s.job_dataset_edges.alias("via"), s.job_dataset_edges.alias("hop")
     d, j = s.datasets.alias("via_dataset"), s.jobs.alias("hop_job")
     from_dir, to_dir = ("output", "input") if downstream else ("input", "output")
-    seed = _job_seed(start_kind, downstream, limited).subquery("seed")
+    seed = _job_seed(start_kind, downstream, limited, since).subquery("seed")
     walk = sa.select(seed.c.node_id.label("node_id"), ZERO.label("depth")).cte(
         "downstream_jobs" if downstream else "upstream_jobs", recursive=True
     )
@@ -129,7 +140,7 @@ def _job_walk_statement(start_kind: str, downstream: bool, limited: bool) -> sa.
         .join(d, sa.and_(d.c.id == via.c.dataset_id, d.c.is_hidden == sa.false()))
         .join(to, sa.and_(to.c.dataset_id == via.c.dataset_id, to.c.direction == to_dir))
         .join(j, sa.and_(j.c.id == to.c.job_id, j.c.is_hidden == sa.false()))
-        .where(_within_depth(walk))
+        .where(_within_depth(walk), _seen_since(via, since), _seen_since(to, since))
     )
     if limited:  # a namespace-limited caller walks only through the jobs it may see
         step = step.where(j.c.id.in_(visible_job_ids(VISIBLE_NS)))
@@ -145,16 +156,21 @@ def job_walk(
     max_depth: int,
     cap: int,
     visible_to: VisibleTo = None,
+    since: datetime | None = None,
 ) -> WalkResult:
     """Jobs reachable from a job or a dataset (``start_kind`` ``JOB``/``DATASET``) through datasets.
 
     Downstream: job -> dataset it writes -> job reading it. Upstream: job -> dataset it reads -> job
     writing it. Around a dataset the walk starts at its readers (downstream) or writers (upstream).
     One hop from job to job is one level of depth; hidden jobs and datasets are not crossed, nor
-    jobs ``visible_to`` may not see.
+    jobs ``visible_to`` may not see. ``since``: only edges last seen at or after that time.
     """
-    statement = _job_walk_statement(start_kind, downstream, visible_to is not None)
+    statement = _job_walk_statement(
+        start_kind, downstream, visible_to is not None, since is not None
+    )
     params = {"start": start, "max_depth": max_depth, **walk_params(visible_to)}
+    if since is not None:
+        params["since"] = since
     return _run(conn, statement, params, cap)
 
 
@@ -206,7 +222,7 @@ def _field_seed(start_kind: str) -> sa.Select[Any]:
     )
 
 
-def _next_fields(walk: sa.CTE, downstream: bool) -> list[sa.Select[Any]]:
+def _next_fields(walk: sa.CTE, downstream: bool, since: bool) -> list[sa.Select[Any]]:
     """The fields one hop from the walk's ``node_id``: one select per kind of field edge, each
     with the walk's field in its own condition (an index lookup)."""
     cl, cd, f = s.column_lineage_edges, s.column_dataset_edges, s.dataset_fields
@@ -228,12 +244,12 @@ def _next_fields(walk: sa.CTE, downstream: bool) -> list[sa.Select[Any]]:
             .join(f, f.c.dataset_id == cd.c.output_dataset_id)
             .where(f.c.id == walk.c.node_id)
         )
-    return [direct, whole]
+    return [direct.where(_seen_since(cl, since)), whole.where(_seen_since(cd, since))]
 
 
 @cache
 def _field_walk_statement(
-    start_kind: str, downstream: bool, limited: bool, split: bool
+    start_kind: str, downstream: bool, limited: bool, split: bool, since: bool = False
 ) -> sa.Select[Any]:
     """The field walk, with the walk's field inside each kind of edge's own lookup.
 
@@ -250,8 +266,12 @@ def _field_walk_statement(
     hops: list[sa.Select[Any]] = []
     if split:
         for edges in (
-            direct_field_edges().subquery("direct"),
-            whole_dataset_field_edges().subquery("whole"),
+            direct_field_edges()
+            .where(_seen_since(s.column_lineage_edges, since))
+            .subquery("direct"),
+            whole_dataset_field_edges()
+            .where(_seen_since(s.column_dataset_edges, since))
+            .subquery("whole"),
         ):
             here, there = (
                 (edges.c.input_field_id, edges.c.output_field_id)
@@ -264,7 +284,7 @@ def _field_walk_statement(
                 .join(edges, here == walk.c.node_id)
             )
     else:
-        lookups = _next_fields(walk, downstream)
+        lookups = _next_fields(walk, downstream, since)
         hop = sa.union_all(*(lookup.correlate(walk) for lookup in lookups)).lateral("hop")
         hops.append(
             sa.select(hop.c.node_id, (walk.c.depth + ONE).label("depth"))
@@ -293,13 +313,18 @@ def field_walk(
     max_depth: int,
     cap: int,
     visible_to: VisibleTo = None,
+    since: datetime | None = None,
 ) -> WalkResult:
     """Dataset fields reachable along column lineage from a field, a dataset's fields or a job's
     output fields (``start_kind`` ``DATASET_FIELD``/``DATASET``/``JOB``); upstream follows
-    output -> input, downstream input -> output."""
+    output -> input, downstream input -> output. ``since``: only edges last seen at or after it."""
     split = conn.dialect.name == "sqlite"
-    statement = _field_walk_statement(start_kind, downstream, visible_to is not None, split)
+    statement = _field_walk_statement(
+        start_kind, downstream, visible_to is not None, split, since is not None
+    )
     params = {"start": start, "max_depth": max_depth, **walk_params(visible_to)}
+    if since is not None:
+        params["since"] = since
     return _run(conn, statement, params, cap)
 
 

@@ -1,0 +1,104 @@
+"""What the commands that ask a server share: ``--url``/``PLUMBLINE_URL``, ``--api-key``/
+``PLUMBLINE_API_KEY`` (as ``plumbline replay``), ``--format``, and one-line errors.
+
+A server error (404 unknown node, 400 bad input, 401/403) or an unreachable server is printed as one
+line on stderr and the command exits 1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NoReturn, TypeVar
+from urllib.parse import urlsplit, urlunsplit
+
+import click
+import httpx
+
+from plumbline.openlineage.urls import LINEAGE_PATH, redact_url
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def server_options(func: F) -> F:
+    """``--url``, ``--api-key`` and ``--timeout``."""
+    func = click.option(
+        "--timeout",
+        type=click.FloatRange(min=0, min_open=True),
+        default=60.0,
+        show_default=True,
+        help="Seconds to wait for the answer.",
+    )(func)
+    func = click.option(
+        "--api-key",
+        envvar="PLUMBLINE_API_KEY",
+        show_envvar=True,
+        help="Sent as 'Authorization: Bearer KEY'.",
+    )(func)
+    func = click.option(
+        "--url",
+        envvar="PLUMBLINE_URL",
+        default="http://127.0.0.1:5000",
+        show_default=True,
+        show_envvar=True,
+        help="The plumbline server's base URL.",
+    )(func)
+    return func
+
+
+def format_option(*choices: str) -> Callable[[F], F]:
+    """``--format`` among ``choices`` (the first is the default)."""
+    return click.option(
+        "--format",
+        "output_format",
+        type=click.Choice(choices),
+        default=choices[0],
+        show_default=True,
+        help="table: readable; json: the server's document; csv: one row per node.",
+    )
+
+
+def fail(message: str) -> NoReturn:
+    """Print ``error: message`` on one line on stderr and exit 1."""
+    click.echo(f"error: {' '.join(message.split())}", err=True)
+    raise click.exceptions.Exit(1)
+
+
+def base_url(url: str) -> str:
+    """The server's base URL: ``/api/v1/lineage`` or ``/api/v1`` at the end are dropped."""
+    parts = urlsplit(url.strip())
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        fail(f"--url: not an http(s) URL: {redact_url(url)!r}")
+    path = parts.path.rstrip("/")
+    for suffix in (LINEAGE_PATH, "/api/v1"):
+        if path.endswith(suffix):
+            path = path[: -len(suffix)]
+            break
+    return urlunsplit(parts._replace(path=path, query="", fragment=""))
+
+
+def get(
+    url: str, api_key: str | None, timeout: float, path: str, params: dict[str, Any]
+) -> httpx.Response:
+    """``GET base_url(url) + path``; any answer but 200 ends the command with one line."""
+    base = base_url(url)
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    try:
+        response = httpx.get(
+            base + path,
+            params={k: v for k, v in params.items() if v is not None},
+            headers=headers,
+            timeout=timeout,
+        )
+    except httpx.HTTPError as exc:
+        fail(f"cannot reach {redact_url(base)}: {exc or type(exc).__name__}")
+    if response.status_code != 200:
+        try:
+            body = response.json()
+            message = str(body.get("message"))
+            for error in body.get("errors") or []:
+                field = f"{error['field']}: " if error.get("field") else ""
+                message += f"; {field}{error.get('message')}"
+        except (ValueError, AttributeError, KeyError, TypeError):
+            message = response.text[:200] or response.reason_phrase
+        fail(f"{response.status_code}: {message}")
+    return response

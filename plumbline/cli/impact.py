@@ -1,0 +1,129 @@
+"""`plumbline impact NODE`: what a dataset, job or field feeds (or comes from), asked of a server."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from plumbline.cli.client import fail, format_option, get, server_options
+
+
+@click.command()
+@click.argument("node")
+@click.option("--upstream", is_flag=True, help="Where NODE comes from instead of what it feeds.")
+@click.option(
+    "--depth", type=int, help="Edges to walk (default: all, up to the server's cap of 50)."
+)
+@click.option("--namespace", multiple=True, help="List only nodes of this namespace (repeatable).")
+@click.option(
+    "--type",
+    "types",
+    multiple=True,
+    type=click.Choice(["DATASET", "JOB", "DATASET_FIELD"], case_sensitive=False),
+    help="List only nodes of this type (repeatable).",
+)
+@click.option("--since", help="Walk only edges seen at or after this ISO-8601 time.")
+@format_option("table", "json", "csv")
+@server_options
+def impact(
+    node: str,
+    upstream: bool,
+    depth: int | None,
+    namespace: tuple[str, ...],
+    types: tuple[str, ...],
+    since: str | None,
+    output_format: str,
+    url: str,
+    api_key: str | None,
+    timeout: float,
+) -> None:
+    """What NODE feeds, by distance (or with --upstream, where it comes from).
+
+    NODE is dataset:NS:NAME, job:NS:NAME or datasetField:NS:NAME:FIELD (column mode).
+    """
+    if since is not None:
+        try:
+            datetime.fromisoformat(since)
+        except ValueError:
+            fail(f"--since: not an ISO-8601 time: {since!r}")
+    params: dict[str, Any] = {
+        "nodeId": node,
+        "direction": "upstream" if upstream else "downstream",
+        "depth": depth,
+        "namespace": list(namespace) or None,
+        "type": [t.upper() for t in types] or None,
+        "since": since,
+        "format": "csv" if output_format == "csv" else "json",
+    }
+    response = get(url, api_key, timeout, "/api/v1/impact", params)
+    if output_format == "csv":
+        click.echo(response.text, nl=False)
+        return
+    body = response.json()
+    if output_format == "json":
+        click.echo(json.dumps(body, indent=2))
+        return
+    print_impact(body)
+
+
+def console() -> Console:
+    """stdout; wide when not a terminal, so piped tables keep whole node ids on one line."""
+    out = Console(highlight=False, soft_wrap=True)
+    if not out.is_terminal:
+        out.width = 400
+    return out
+
+
+def _when(node: dict[str, Any]) -> tuple[str, str]:
+    """The last run (jobs) or current version (datasets, fields) of a node, and its time."""
+    if node["type"] == "JOB":
+        run = node.get("lastRun")
+        if not run:
+            return "no run", ""
+        return f"{run['state']} {run['id'][:8]}", run.get("endedAt") or run.get("startedAt") or ""
+    version = node.get("lastVersion")
+    if not version:
+        return "no version", ""
+    return str(version["version"])[:36], version.get("createdAt") or ""
+
+
+def print_impact(body: dict[str, Any]) -> None:
+    """The answer as a table, nearest first."""
+    out = console()
+    column = body["mode"] == "column"
+    table = Table(show_header=True, header_style="bold")
+    table.add_column("distance", justify="right")
+    table.add_column("type")
+    table.add_column("node")
+    if column:
+        table.add_column("via")
+        table.add_column("indirect only")
+    table.add_column("last run / version")
+    table.add_column("at")
+    for node in body["nodes"]:
+        if node["distance"] == 0:
+            continue
+        row = [str(node["distance"]), node["type"], node["id"]]
+        if column:
+            hops = node.get("pathTransformations") or [[]]
+            row.append(", ".join(f"{t['type']}/{t['subtype']}" for t in hops[-1]))
+            row.append("yes" if node.get("indirectOnly") else "")
+        row.extend(_when(node))
+        table.add_row(*row)
+    listed = len(body["nodes"]) - 1
+    what = "feeds" if body["direction"] == "downstream" else "comes from"
+    out.print(f"{body['nodeId']} {what} {listed} node(s)", markup=False)
+    if listed:
+        out.print(table)
+    notes = []
+    if body.get("hiddenNodes"):
+        notes.append(f"{body['hiddenNodes']} more node(s) this token may not read")
+    if body.get("truncated"):
+        notes.append("truncated at the server's node cap (nearest kept)")
+    for note in notes:
+        out.print(note, markup=False)

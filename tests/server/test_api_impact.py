@@ -1,0 +1,251 @@
+"""``GET /api/v1/impact`` and ``plumbline impact`` over real HTTP, on both stores, with auth.
+
+team_b's ``feed`` writes ``/data/a_in``; team_a's ``load`` reads it and writes ``/data/shared``;
+team_b's ``report`` reads ``/data/shared`` and writes ``/data/b_out`` (column ``id`` all the way). A
+token limited to team_a walks through everything but lists only what it may read.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+import httpx
+import pytest
+from click.testing import CliRunner
+from jsonschema import Draft202012Validator
+
+from plumbline.cli import main
+from plumbline.server.tokens import create_token
+from plumbline.store.engine import create_store_engine
+
+PRODUCER = "https://example.com/producer"
+SCHEMA = (
+    "https://openlineage.io/spec/facets/1-1-1/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet"
+)
+COLUMNS = "https://openlineage.io/spec/facets/1-2-0/ColumnLineageDatasetFacet.json#/$defs/ColumnLineageDatasetFacet"
+
+
+def _dataset(name: str, source: str | None = None) -> dict[str, Any]:
+    facets: dict[str, Any] = {
+        "schema": {
+            "_producer": PRODUCER,
+            "_schemaURL": SCHEMA,
+            "fields": [{"name": "id", "type": "int"}],
+        }
+    }
+    if source is not None:
+        facets["columnLineage"] = {
+            "_producer": PRODUCER,
+            "_schemaURL": COLUMNS,
+            "fields": {
+                "id": {
+                    "inputFields": [
+                        {
+                            "namespace": "file",
+                            "name": source,
+                            "field": "id",
+                            "transformations": [{"type": "DIRECT", "subtype": "IDENTITY"}],
+                        }
+                    ]
+                }
+            },
+        }
+    return {"namespace": "file", "name": name, "facets": facets}
+
+
+def _complete(namespace: str, job: str, inputs: list[Any], outputs: list[Any]) -> dict[str, Any]:
+    return {
+        "eventType": "COMPLETE",
+        "eventTime": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
+        "run": {"runId": str(uuid.uuid4())},
+        "job": {"namespace": namespace, "name": job},
+        "inputs": inputs,
+        "outputs": outputs,
+        "producer": PRODUCER,
+        "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
+    }
+
+
+@pytest.fixture
+def world(make_server: Any, db_url: str) -> dict[str, Any]:
+    server = make_server(auth="required")
+    engine = create_store_engine(db_url)
+    limited = create_token(engine, "team-a-reader", "read", ["team_a"])
+    admin = create_token(engine, "root", "admin")
+    engine.dispose()
+    events = [
+        _complete("team_b", "feed", [], [_dataset("/data/a_in")]),
+        _complete(
+            "team_a", "load", [_dataset("/data/a_in")], [_dataset("/data/shared", "/data/a_in")]
+        ),
+        _complete(
+            "team_b",
+            "report",
+            [_dataset("/data/shared")],
+            [_dataset("/data/b_out", "/data/shared")],
+        ),
+    ]
+    root = {"Authorization": f"Bearer {admin}"}
+    response = httpx.post(f"{server.url}/api/v1/lineage", json=events, headers=root)
+    assert response.status_code == 201, response.text
+    return {"url": server.url, "admin": admin, "limited": limited}
+
+
+def _get(world: dict[str, Any], token: str, **params: Any) -> httpx.Response:
+    return httpx.get(
+        f"{world['url']}/api/v1/impact",
+        params=params,
+        headers={"Authorization": f"Bearer {world[token]}"},
+        timeout=30,
+    )
+
+
+def _validate(world: dict[str, Any], body: Any) -> None:
+    spec = httpx.get(f"{world['url']}/openapi.json").json()
+    operation = spec["paths"]["/api/v1/impact"]["get"]
+    content = operation["responses"]["200"]["content"]
+    assert "text/csv" in content
+    schema = content["application/json"]["schema"]
+    validator = Draft202012Validator({**schema, "components": spec["components"]})
+    errors = list(validator.iter_errors(body))
+    assert not errors, errors[0].message
+    documented = {p["name"] for p in operation["parameters"]}
+    assert {"nodeId", "direction", "depth", "format", "namespace", "type", "since"} <= documented
+
+
+def test_impact_of_a_dataset_over_http(world: dict[str, Any]) -> None:
+    response = _get(world, "admin", nodeId="dataset:file:/data/a_in", direction="downstream")
+    assert response.status_code == 200, response.text
+    body = response.json()
+    _validate(world, body)
+    assert [(n["id"], n["distance"]) for n in body["nodes"]] == [
+        ("dataset:file:/data/a_in", 0),
+        ("job:team_a:load", 1),
+        ("dataset:file:/data/shared", 2),
+        ("job:team_b:report", 3),
+        ("dataset:file:/data/b_out", 4),
+    ]
+    load = body["nodes"][1]
+    assert load["lastRun"]["state"] == "COMPLETED"
+    assert body["nodes"][2]["lastVersion"]["runId"] == load["lastRun"]["id"]
+    assert {"origin": "job:team_a:load", "destination": "dataset:file:/data/shared"} in body[
+        "edges"
+    ]
+    assert body["hiddenNodes"] == 0 and body["truncated"] is False
+    up = _get(world, "admin", nodeId="job:team_b:report", direction="upstream", depth=2).json()
+    assert [n["id"] for n in up["nodes"]] == [
+        "job:team_b:report",
+        "dataset:file:/data/shared",
+        "job:team_a:load",
+    ]
+
+
+def test_column_impact_over_http(world: dict[str, Any]) -> None:
+    body = _get(world, "admin", nodeId="datasetField:file:/data/a_in:id").json()
+    _validate(world, body)
+    assert body["mode"] == "column"
+    assert [n["id"] for n in body["nodes"]] == [
+        "datasetField:file:/data/a_in:id",
+        "datasetField:file:/data/shared:id",
+        "datasetField:file:/data/b_out:id",
+    ]
+    assert body["nodes"][2]["pathTransformations"] == [
+        [{"type": "DIRECT", "subtype": "IDENTITY"}],
+        [{"type": "DIRECT", "subtype": "IDENTITY"}],
+    ]
+    assert body["nodes"][2]["indirectOnly"] is False
+
+
+def test_a_limited_token_lists_what_it_may_read_and_counts_the_rest(
+    world: dict[str, Any],
+) -> None:
+    body = _get(world, "limited", nodeId="dataset:file:/data/a_in").json()
+    _validate(world, body)
+    assert [n["id"] for n in body["nodes"]] == [
+        "dataset:file:/data/a_in",
+        "job:team_a:load",
+        "dataset:file:/data/shared",
+    ]
+    assert body["hiddenNodes"] == 2
+    assert "team_b" not in json.dumps(body)
+    missing = _get(world, "limited", nodeId="job:team_b:report")
+    assert missing.status_code == 404
+
+
+def test_csv_over_http(world: dict[str, Any]) -> None:
+    response = _get(world, "admin", nodeId="dataset:file:/data/a_in", format="csv", depth=2)
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/csv")
+    lines = response.text.splitlines()
+    assert lines[0].split(",")[:3] == ["distance", "type", "id"]
+    assert [line.split(",")[2] for line in lines[1:]] == [
+        "dataset:file:/data/a_in",
+        "job:team_a:load",
+        "dataset:file:/data/shared",
+    ]
+
+
+def test_bad_input_over_http(world: dict[str, Any]) -> None:
+    unknown = _get(world, "admin", nodeId="dataset:file:/data/nope")
+    assert unknown.status_code == 404
+    assert "/data/nope" in unknown.json()["message"]
+    assert _get(world, "admin", nodeId="table:x").status_code == 400
+    deep = _get(world, "admin", nodeId="dataset:file:/data/a_in", depth=51)
+    assert deep.status_code == 400
+    assert "50" in deep.json()["message"]
+    assert _get(world, "admin", nodeId="dataset:file:/data/a_in", direction="x").status_code == 400
+    assert _get(world, "admin", nodeId="dataset:file:/data/a_in", since="soon").status_code == 400
+
+
+def _cli(world: dict[str, Any], *args: str, token: str = "admin") -> Any:
+    env = {"PLUMBLINE_URL": world["url"], "PLUMBLINE_API_KEY": world[token]}
+    return CliRunner().invoke(main, ["impact", *args], env=env)
+
+
+def test_cli_table_json_and_csv(world: dict[str, Any]) -> None:
+    table = _cli(world, "dataset:file:/data/a_in")
+    assert table.exit_code == 0, table.output
+    assert "dataset:file:/data/a_in feeds 4 node(s)" in table.output
+    row = next(line for line in table.output.splitlines() if "job:team_a:load" in line)
+    assert "COMPLETED" in row and " 1 " in row
+    as_json = _cli(world, "dataset:file:/data/a_in", "--format", "json", "--depth", "2")
+    assert [n["id"] for n in json.loads(as_json.output)["nodes"]][-1] == "dataset:file:/data/shared"
+    as_csv = _cli(world, "job:team_b:report", "--upstream", "--format", "csv", "--type", "job")
+    assert as_csv.output.splitlines()[1:] and all(
+        ",JOB," in line for line in as_csv.output.splitlines()[1:]
+    )
+    limited = _cli(world, "dataset:file:/data/a_in", token="limited")
+    assert "2 more node(s) this token may not read" in limited.output
+
+
+def test_cli_errors_are_one_line(world: dict[str, Any]) -> None:
+    env_url = world["url"]
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "plumbline",
+            "impact",
+            "dataset:file:/data/nope",
+            "--url",
+            env_url,
+            "--api-key",
+            world["admin"],
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "404" in done.stderr and "/data/nope" in done.stderr
+    deep = _cli(world, "dataset:file:/data/a_in", "--depth", "99")
+    assert deep.exit_code == 1 and "cap of 50" in deep.output
+    anonymous = CliRunner().invoke(main, ["impact", "dataset:file:/data/a_in", "--url", env_url])
+    assert anonymous.exit_code == 1 and "401" in anonymous.output
+    assert len(anonymous.output.strip().splitlines()) == 1
