@@ -7,7 +7,7 @@ from datetime import timedelta
 
 import pytest
 import sqlalchemy as sa
-from test_read_builder import T0, StoreBuilder
+from builder import T0, StoreBuilder
 
 from plumbline.analysis.csvout import impact_csv
 from plumbline.analysis.impact import impact

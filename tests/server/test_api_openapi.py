@@ -140,6 +140,13 @@ def test_every_read_route_answers_what_it_documents(spec: dict[str, Any], live_s
                 "/api/v1/column-lineage",
                 {"nodeId": f"dataset:file:{DAILY}", "withDownstream": "true"},
             ),
+            ("GET", "/api/v1/impact", "/api/v1/impact", {"nodeId": f"dataset:file:{RAW}"}),
+            (
+                "GET",
+                "/api/v1/impact",
+                "/api/v1/impact",
+                {"nodeId": f"datasetField:file:{DAILY}:day", "direction": "upstream"},
+            ),
             (
                 "GET",
                 "/api/v1/runlineage/upstream",
