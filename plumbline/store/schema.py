@@ -152,6 +152,7 @@ dataset_versions = sa.Table(
     sa.Column("created_at", Timestamp, nullable=False),
     sa.UniqueConstraint("dataset_id", "version"),
     sa.Index(None, "run_uuid"),
+    sa.Index(None, "dataset_id", "created_at"),  # a dataset's version as of a time
 )
 
 jobs = sa.Table(
@@ -259,9 +260,17 @@ run_io = sa.Table(
     sa.Column("file_count", sa.BigInteger, nullable=True),
     # the event time of the statistics above (NULL: unknown, older than any)
     sa.Column("statistics_at", Timestamp, nullable=True),
+    # inputs: the earliest event time the run names this input at (when it read it), and where
+    # dataset_version_id came from: 'datasetVersion' (the input's `version` facet, e.g. an Iceberg
+    # snapshot id or a Delta version), 'catalog' (catalog enrichment's snapshot id) or 'eventTime'
+    # (the dataset's version as of read_at: the newest version made by then, by a run that did
+    # not fail); NULL: linked before migration 0010 and not rebuilt (no raw events left)
+    sa.Column("read_at", Timestamp, nullable=True),
+    sa.Column("version_source", sa.String(16), nullable=True),
     sa.Column("created_at", Timestamp, nullable=False),
     sa.UniqueConstraint("run_id", "dataset_id", "direction"),
-    sa.Index(None, "dataset_id", "direction"),
+    sa.Index(None, "dataset_id", "direction", "read_at"),
+    sa.Index(None, "dataset_version_id"),
 )
 
 # Job <-> dataset lineage edges: one row per distinct edge, whatever the number of runs.

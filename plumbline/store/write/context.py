@@ -71,6 +71,9 @@ class Batch:
     schema_ids: dict[int, int] = field(default_factory=dict)
     # appearance index -> dataset_versions.id
     version_ids: dict[int, int] = field(default_factory=dict)
+    # input appearance index -> where its version came from ('datasetVersion' | 'catalog'); an
+    # input without one reads the version as of its event time (plumbline.store.write.input_versions)
+    version_sources: dict[int, str] = field(default_factory=dict)
     # run_io keys first seen in this write: (run_id, dataset_id, direction)
     new_io: set[tuple[int, int, str]] = field(default_factory=set)
     # runs whose state this write changes (written back at the end)

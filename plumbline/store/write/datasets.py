@@ -58,6 +58,17 @@ def _symlinks(appearance: Appearance) -> list[tuple[str, str, str]]:
 # the facet catalog enrichment puts on a catalog table (see plumbline.server.catalog); the store
 # reads it here rather than importing the server
 IDENTITY_FACET = "plumbline_catalogTable"
+# the producer of the facets catalog enrichment fills in (its `version` facet: a snapshot id)
+CATALOG_PRODUCER_SUFFIX = "/plumbline/server/catalog"
+
+
+def version_source(raw_dataset: dict[str, Any]) -> str:
+    """Where an input's ``version`` facet came from: ``catalog`` when catalog enrichment filled
+    it in, else ``datasetVersion`` (the producer sent it: an Iceberg snapshot, a Delta version)."""
+    facet = (raw_dataset.get("facets") or {}).get("version")
+    producer = facet.get("_producer") if isinstance(facet, dict) else None
+    from_catalog = isinstance(producer, str) and producer.endswith(CATALOG_PRODUCER_SUFFIX)
+    return "catalog" if from_catalog else "datasetVersion"
 
 
 def stable_id(raw_dataset: dict[str, Any]) -> str | None:
@@ -561,7 +572,8 @@ def _fingerprint(raw_fields: list[Any]) -> str:
 def write_versions(connection: Connection, batch: Batch) -> None:
     """Dataset versions: the ``version`` facet's datasetVersion, else one per run that writes it.
 
-    Inputs without a ``version`` facet read the dataset's current version.
+    An input with a ``version`` facet reads that version; one without reads the version as of
+    its event time, found once the write is done (:mod:`plumbline.store.write.input_versions`).
     """
     rows: dict[tuple[int, str], dict[str, Any]] = {}
     sent: dict[tuple[int, str], list[tuple[str, dict[str, Any]]]] = {}  # (time, facets)
@@ -605,6 +617,8 @@ def write_versions(connection: Connection, batch: Batch) -> None:
                 (time_key(appearance.time), version_facets)
             )
         wanted.append((index, (dataset_id, version)))
+        if appearance.role == "input":
+            batch.version_sources[index] = version_source(appearance.raw)
     if rows:
         existing = _existing_version_facets(connection, list(rows))
         for key, row in rows.items():
@@ -641,8 +655,6 @@ def write_versions(connection: Connection, batch: Batch) -> None:
             if state["current_version_id"] is None:
                 state["current_version_id"] = batch.version_ids[index]
                 state["changed"] = True
-        elif appearance.role == "input" and state["current_version_id"] is not None:
-            batch.version_ids[index] = state["current_version_id"]
 
 
 def _upsert_versions(statement: Any) -> Any:

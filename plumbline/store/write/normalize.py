@@ -9,7 +9,7 @@ from __future__ import annotations
 from sqlalchemy.engine import Connection
 
 from plumbline.openlineage import ParsedEvent
-from plumbline.store.write import column_lineage, datasets, jobs, runs
+from plumbline.store.write import column_lineage, datasets, input_versions, jobs, runs
 from plumbline.store.write.cache import CacheUpdate, WriteCache
 from plumbline.store.write.conflicts import Conflict
 from plumbline.store.write.context import Batch
@@ -62,6 +62,7 @@ def normalize(
         datasets.update_datasets(connection, batch)
         jobs.update_jobs(connection, batch)
         unhide_namespaces(connection, batch)
+    input_versions.link_input_versions(connection, batch)  # needs the runs' states written
     if conflicts is not None:
         conflicts.extend(batch.conflicts)
     return batch.learned

@@ -65,6 +65,9 @@ _RUN_IO = sa.select(
     run_io.c.byte_count,
     run_io.c.file_count,
     run_io.c.statistics_at,
+    run_io.c.dataset_version_id,
+    run_io.c.version_source,
+    run_io.c.read_at,
 )
 _RUN_STATES = sa.select(run_states.c.run_id, run_states.c.state, run_states.c.transitioned_at)
 
@@ -181,23 +184,34 @@ def _reused(run_uuid: str, key: Key, owner: str) -> Conflict:
 
 IoKey = tuple[int, int, str]  # (run id, dataset id, direction)
 _STATISTICS = ("row_count", "byte_count", "file_count")
+# an input's version: the one its `version` facet names beats catalog enrichment's snapshot id,
+# which beats the version as of its event time
+_SOURCE_RANK = {"datasetVersion": 2, "catalog": 1, "eventTime": 0, None: -1}
+Linked = tuple[int | None, str | None]  # (dataset_versions.id, version_source)
 
 
 def write_run_io(connection: Connection, batch: Batch) -> None:
     """One row per (run, dataset, direction) with the version touched and the statistics.
 
     Facets and statistics follow event time, as a dataset's facets do: a late, older event
-    (a START after its COMPLETE) changes neither.
+    (a START after its COMPLETE) changes neither. An input's version is the one its ``version``
+    facet names (catalog enrichment's, ranked below the producer's own), else ``eventTime``:
+    found once the write is done (:mod:`plumbline.store.write.input_versions`).
     """
     seen: dict[IoKey, list[Appearance]] = {}
-    version_ids: dict[IoKey, int | None] = {}
+    linked: dict[IoKey, Linked] = {}
     for index, appearance in enumerate(batch.appearances):  # in event-time order
         if appearance.role == "static" or not isinstance(appearance.event.event, RunEvent):
             continue
         run_id = batch.run_ids[appearance.event.run_id or ""]
         key = (run_id, batch.dataset_ids[appearance.key], appearance.role)
         seen.setdefault(key, []).append(appearance)
-        version_ids[key] = batch.version_ids.get(index, version_ids.get(key))
+        found = batch.version_ids.get(index)
+        if appearance.role == "output":
+            linked[key] = (found, None) if found is not None else linked.get(key, (None, None))
+            continue
+        offered: Linked = (found, batch.version_sources[index]) if found else (None, "eventTime")
+        linked[key] = _better(linked.get(key, (None, None)), offered)
     if not seen:
         return
     existing = {
@@ -206,13 +220,31 @@ def write_run_io(connection: Connection, batch: Batch) -> None:
     }
     batch.new_io.update(key for key in seen if key not in existing)
     rows = [
-        _run_io_row(key, seen[key], version_ids[key], existing.get(key)) for key in sorted(seen)
+        _run_io_row(key, seen[key], _merged(linked[key], existing.get(key)), existing.get(key))
+        for key in sorted(seen)
     ]
     execute_many(connection, run_io, rows, _run_io_conflict)
 
 
+def _better(kept: Linked, offered: Linked) -> Linked:
+    """The version link of higher rank (the later one among equals)."""
+    return offered if _SOURCE_RANK[offered[1]] >= _SOURCE_RANK[kept[1]] else kept
+
+
+def _merged(new: Linked, old: Any) -> Linked:
+    """The link of a run IO row once this write's is merged into the stored one (``old``)."""
+    if old is None:
+        return new
+    stored: Linked = (old.dataset_version_id, old.version_source)
+    if old.direction == "output":
+        return new if new[0] is not None else stored
+    if new[1] == "eventTime" and stored[1] in (None, "eventTime"):
+        return (stored[0], "eventTime")  # found again once the write is done
+    return _better(stored, new)
+
+
 def _run_io_row(
-    key: IoKey, appearances: list[Appearance], version_id: int | None, old: Any
+    key: IoKey, appearances: list[Appearance], link: Linked, old: Any
 ) -> dict[str, Any]:
     """The row of ``key`` once the appearances (event-time order) are merged into ``old``."""
     run_id, dataset_id, direction = key
@@ -232,11 +264,19 @@ def _run_io_row(
                 if value is not None:
                     counts[name] = value
             counts_at = as_utc(appearance.time)
+    read_at = None
+    if direction == "input":
+        read_times = [as_utc(a.time) for a in appearances]
+        if old is not None and old.read_at is not None:
+            read_times.append(as_utc(old.read_at))
+        read_at = min(when for when in read_times if when is not None)
     return {
         "run_id": run_id,
         "dataset_id": dataset_id,
         "direction": direction,
-        "dataset_version_id": version_id,
+        "dataset_version_id": link[0],
+        "version_source": link[1],
+        "read_at": read_at,
         "facets": facets or None,
         "facet_times": times or None,
         **counts,
@@ -251,9 +291,9 @@ def _run_io_conflict(statement: Any) -> Any:
     return statement.on_conflict_do_update(
         index_elements=["run_id", "dataset_id", "direction"],
         set_={
-            "dataset_version_id": sa.func.coalesce(
-                excluded.dataset_version_id, run_io.c.dataset_version_id
-            ),
+            "dataset_version_id": excluded.dataset_version_id,
+            "version_source": excluded.version_source,
+            "read_at": excluded.read_at,
             "facets": excluded.facets,
             "facet_times": excluded.facet_times,
             "row_count": excluded.row_count,
