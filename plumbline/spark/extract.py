@@ -22,14 +22,17 @@ from plumbline.spark.ddl import (
 from plumbline.spark.facts import ActionFacts, DatasetFacts
 from plumbline.spark.lineage import Deps, LineageResult, LineageWalker, output_names, write_query
 from plumbline.spark.plan import Node, parse_plan
+from plumbline.spark.sources import LeafRead, rdd_read, relation_read
 from plumbline.spark.vocabulary import (
     ADAPTIVE_PLAN,
     DATASET_RELATIONS,
     DDL_COMMANDS,
     JDBC_RELATION,
     QUERY_STAGE_SUFFIX,
+    RDD_RELATION,
     SCAN_EXEC_PREFIXES,
     SCAN_EXECS,
+    V2_RELATION,
     V2_WRITES,
     WRITE_COMMANDS,
     WRITE_EXEC_PREFIXES,
@@ -46,8 +49,8 @@ class _Extraction:
         self.analyzed = qe.analyzed()
         self.root = parse_plan(str(self.analyzed.toJSON()))
         self.inputs: dict[str, DatasetFacts] = {}
-        self.leaf_sources: dict[int, str] = {}
-        self.walker = LineageWalker(lambda leaf: self.leaf_sources.get(id(leaf)))
+        self.leaf_reads: dict[int, LeafRead] = {}
+        self.walker = LineageWalker(self._leaf_deps)
         self._leaves: Any = None
         self._leaf_index: dict[int, int] = {}
 
@@ -66,43 +69,33 @@ class _Extraction:
     def read_inputs(self) -> None:
         for leaf, path in jvm.leaf_paths(self.root, DATASET_RELATIONS):
             try:
-                if leaf.name == "DataSourceV2Relation":
-                    facts = self._v2_relation(self._jvm_leaf(leaf, path), None)
-                    if facts is not None:
-                        facts.schema = [
-                            {"name": a.fields.get("name"), "type": a.fields.get("dataType")}
-                            for a in leaf.trees("output")
-                        ]
-                else:
-                    facts = self._relation_facts(
-                        jvm.relation_info(self._jvm_leaf(leaf, path), leaf)
-                    )
+                read = self._leaf_read(leaf, self._jvm_leaf(leaf, path))
             except Exception:  # a relation type we do not know: no dataset, keep going
                 log.debug("cannot read relation %s", leaf.name, exc_info=True)
                 continue
-            if facts is None:
+            if read is None or not read.datasets:
                 continue
-            existing = self.inputs.setdefault(facts.id.key, facts)
-            self.leaf_sources[id(leaf)] = existing.id.key
+            for facts in read.datasets:
+                self.inputs.setdefault(facts.id.key, facts)
+            self.leaf_reads[id(leaf)] = read
 
-    @staticmethod
-    def _relation_facts(info: jvm.RelationInfo) -> DatasetFacts | None:
-        if info.table is not None and info.table.location:
-            dataset = from_table(info.table.location, info.table.table)
-        elif info.kind == "files" and info.locations:
-            dataset = from_location(info.locations[0])
-        elif info.kind == "jdbc" and info.jdbc_url and info.jdbc_table:
-            dataset = from_jdbc(info.jdbc_url, info.jdbc_table)
-            return DatasetFacts(dataset, info.schema, None, None, dataset.namespace)
-        else:
-            return None
-        return DatasetFacts(
-            dataset,
-            info.schema,
-            info.file_format or (info.table.provider if info.table else None),
-            info.table,
-            dataset.namespace,
-        )
+    def _leaf_read(self, leaf: Node, jvm_leaf: Any) -> LeafRead | None:
+        if leaf.name == RDD_RELATION:
+            return rdd_read(jvm_leaf.rdd())
+        if leaf.name == V2_RELATION:
+            facts = self._v2_relation(jvm_leaf, None)
+            if facts is None:
+                return None
+            facts.schema = [
+                {"name": a.fields.get("name"), "type": a.fields.get("dataType")}
+                for a in leaf.trees("output")
+            ]
+            return LeafRead([facts])
+        return relation_read(jvm.relation_info(jvm_leaf, leaf))
+
+    def _leaf_deps(self, leaf: Node, column: str) -> Deps:
+        read = self.leaf_reads.get(id(leaf))
+        return read.deps(column, lambda d: d.key) if read is not None else {}
 
     # outputs ----------------------------------------------------------------------------------
 

@@ -116,7 +116,8 @@ class RelationInfo:
     locations: list[str] = field(default_factory=list)
     file_format: str | None = None
     jdbc_url: str | None = None
-    jdbc_table: str | None = None
+    jdbc_table: str | None = None  # the `dbtable` option (a name, or SQL text)
+    jdbc_query: str | None = None  # the `query` option
     table: TableInfo | None = None
     schema: list[dict[str, Any]] = field(default_factory=list)
 
@@ -214,10 +215,13 @@ def relation_info(jvm_leaf: Any, leaf: Node) -> RelationInfo:
     text = str(relation.toString())  # HadoopFsRelation: the format's short name
     if text.startswith("JDBCRelation"):
         options = relation.jdbcOptions()
+        parameters = options.parameters()
+        dbtable, query = option(parameters.get("dbtable")), option(parameters.get("query"))
         return RelationInfo(
             "jdbc",
             jdbc_url=str(options.url()),
-            jdbc_table=str(options.tableOrQuery()),
+            jdbc_table=str(dbtable) if dbtable is not None else None,
+            jdbc_query=str(query) if query is not None else None,
             schema=schema,
         )
     try:

@@ -38,6 +38,8 @@ _DIRECT_RANK = {IDENTITY: 0, TRANSFORMATION: 1, AGGREGATION: 2}
 Transformation = tuple[str, str]  # (type, subtype)
 InputField = tuple[str, str]  # (dataset key, field name)
 Deps = dict[InputField, set[Transformation]]
+# the input fields one column of a source leaf reads (empty: the leaf reads no dataset)
+SourceOf = Callable[[Node, str], Deps]
 
 
 def compose(outer: Transformation, inner: Transformation) -> Transformation:
@@ -110,9 +112,10 @@ def expression_kind(*names: Iterable[str]) -> Callable[[ExpressionHandler], Expr
 
 
 class LineageWalker:
-    """Walks one analyzed plan; `source_of(leaf)` names the dataset a leaf reads (or None)."""
+    """Walks one analyzed plan; `source_of(leaf, column)` gives the input fields a source leaf's
+    column reads (empty when the leaf reads no dataset)."""
 
-    def __init__(self, source_of: Callable[[Node], str | None]) -> None:
+    def __init__(self, source_of: SourceOf) -> None:
         self.source_of = source_of
         self.lineage: dict[ExprId, Deps] = {}
         self.cte_outputs: dict[int, list[Node]] = {}
@@ -204,7 +207,7 @@ def output_names(root: Node) -> list[str] | None:
     return [c.strip() for c in inner.split(",")] if inner.strip() else []
 
 
-def column_lineage(root: Node, source_of: Callable[[Node], str | None]) -> LineageResult:
+def column_lineage(root: Node, source_of: SourceOf) -> LineageResult:
     """Column lineage of the write command `root`: a pure function of its plan and sources."""
     query = write_query(root)
     if query is None:
@@ -290,10 +293,8 @@ def _first(outputs: list[list[Node]]) -> list[Node]:
 @plan_kind(v.LEAF_RELATIONS)
 def _relation(walker: LineageWalker, plan: Node, outputs: list[list[Node]]) -> list[Node]:
     attributes = plan.trees("output")
-    source = walker.source_of(plan)
     for attribute in attributes:
-        column = str(attribute.fields.get("name"))
-        walker.define(attribute, {(source, column): {(DIRECT, IDENTITY)}} if source else {})
+        walker.define(attribute, walker.source_of(plan, str(attribute.fields.get("name"))))
     return attributes
 
 

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 # -- logical plan leaves ------------------------------------------------------------------------
 
+RDD_RELATION = "LogicalRDD"  # a DataFrame made from an RDD (`rdd()` is that RDD)
+V2_RELATION = "DataSourceV2Relation"  # a table of a DataSource V2 catalog
+
 # Leaves whose `output` attributes start lineage: each is a fresh column (of a dataset when the
 # leaf reads one, of nothing for in-memory data).
 LEAF_RELATIONS = frozenset(
@@ -26,8 +29,9 @@ LEAF_RELATIONS = frozenset(
         "ExternalRDD",
     }
 )
-# Leaves that read a dataset plumbline can name (files, catalog tables, JDBC, V2 catalogs).
-DATASET_RELATIONS = frozenset({"LogicalRelation", "HiveTableRelation", "DataSourceV2Relation"})
+# Leaves that read a dataset plumbline can name (files, catalog tables, JDBC, V2 catalogs, the
+# files below a DataFrame made from an RDD).
+DATASET_RELATIONS = frozenset({"LogicalRelation", "HiveTableRelation", V2_RELATION, RDD_RELATION})
 # A V1 relation that is a JDBC table (the relation's `toString()` starts with it).
 JDBC_RELATION = "JDBCRelation"
 
