@@ -6,11 +6,10 @@ import socket
 import sys
 
 import click
-import sqlalchemy as sa
 
 from plumbline.cli.options import db_option
 from plumbline.server.config import ConfigError, build_settings
-from plumbline.store.engine import default_db_url
+from plumbline.store.engine import default_db_url, is_sqlite
 
 
 @click.command()
@@ -99,7 +98,7 @@ def serve(
             max_body_bytes=max_body_bytes,
             config_file=config_file,
         )
-        if workers > 1 and sa.make_url(settings.db_url).get_backend_name() == "sqlite":
+        if workers > 1 and is_sqlite(settings.db_url):
             raise ConfigError(
                 "--workers above 1 needs PostgreSQL: an SQLite store has a single writer"
             )

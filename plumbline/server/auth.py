@@ -3,8 +3,7 @@
 Routes declare what they need with ``Depends(require("read"|"write"|"admin"))`` and receive the
 :class:`Principal`; write routes scoped to a namespace call ``principal.check_namespace(ns)`` (403),
 ingestion calls ``principal.check_event(event)``, and read routes pass ``principal.namespaces`` to the
-store's read queries, which filter in SQL (:mod:`plumbline.store.read.visibility`;
-:func:`job_visibility` / :func:`dataset_visibility` are the same conditions for other callers). A
+store's read queries, which filter in SQL (:mod:`plumbline.store.read.visibility`). A
 namespace-limited token reads its namespaces' jobs, runs and events and the datasets those jobs touch;
 anything else it addresses by name or id answers 404, as if missing.
 
@@ -23,13 +22,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import sqlalchemy as sa
 from fastapi import Request
+from sqlalchemy.engine import Engine
 
 from plumbline.server.errors import APIError
 from plumbline.server.tokens import find_active_token, touch_token
-from plumbline.store.read.visibility import visible_datasets, visible_jobs
-from plumbline.store.schema import BigId
 
 logger = logging.getLogger(__name__)
 
@@ -132,41 +129,11 @@ def bearer_token(header: str | None) -> str | None:
     return value
 
 
-def job_visibility(
-    principal: Principal, namespace_name: sa.ColumnElement[Any]
-) -> sa.ColumnElement[bool]:
-    """A WHERE clause keeping only jobs the principal may read, given the job's namespace name column."""
-    return visible_jobs(namespace_name, principal.namespaces)
-
-
-def dataset_visibility(
-    principal: Principal, dataset_id: sa.ColumnElement[Any]
-) -> sa.ColumnElement[bool]:
-    """A WHERE clause keeping only datasets the principal may read, given a dataset id column.
-
-    A namespace-limited token sees the datasets that jobs of its namespaces read or write, and the
-    datasets of its own namespaces (those its DatasetEvents register).
-    """
-    return visible_datasets(dataset_id, principal.namespaces)
-
-
-def check_dataset_visible(principal: Principal, connection: sa.Connection, dataset_id: int) -> None:
-    """Raise 404 when the principal may not read the dataset with id ``dataset_id`` (404, not 403:
-    a namespace-limited token learns nothing about datasets it may not see)."""
-    if principal.namespaces is None:
-        return
-    query = sa.select(sa.literal(1)).where(
-        dataset_visibility(principal, sa.literal(dataset_id, BigId))
-    )
-    if connection.execute(query).first() is None:
-        raise APIError(404, "dataset not found")
-
-
 _touched: dict[tuple[int, str], float] = {}
 _touched_lock = threading.Lock()
 
 
-def _touch_now_and_then(engine: sa.Engine, name: str) -> None:
+def _touch_now_and_then(engine: Engine, name: str) -> None:
     now = time.monotonic()
     key = (id(engine), name)
     with _touched_lock:

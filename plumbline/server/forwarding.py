@@ -20,10 +20,10 @@ from plumbline.openlineage.urls import lineage_endpoint, redact_url
 from plumbline.server import metrics
 from plumbline.server.auth import Principal, require
 from plumbline.server.errors import APIError
-from plumbline.server.outbox import queue
 from plumbline.server.outbox.policy import OutboxPolicy
 from plumbline.server.outbox.worker import TargetWorker, notify
 from plumbline.server.settings import ServerSettings
+from plumbline.store import outbox as queue
 
 logger = logging.getLogger(__name__)
 

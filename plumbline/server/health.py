@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import sqlalchemy as sa
 from fastapi import APIRouter, Request
 
 from plumbline import __version__
 from plumbline.server.errors import APIError
+from plumbline.store.engine import ping
 
 router = APIRouter(tags=["health"])
 
@@ -15,8 +15,7 @@ router = APIRouter(tags=["health"])
 def health(request: Request) -> dict[str, str]:
     """Ready when the store answers a trivial query."""
     try:
-        with request.app.state.engine.connect() as connection:
-            connection.execute(sa.text("SELECT 1"))
+        ping(request.app.state.engine)
     except Exception as exc:  # the store is down: not ready
         raise APIError(503, f"store unavailable: {type(exc).__name__}") from exc
     return {"status": "ok", "version": __version__}

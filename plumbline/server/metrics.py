@@ -56,7 +56,7 @@ class _OutboxCollector:
         self._request = request
 
     def collect(self) -> Iterator[Metric]:
-        from plumbline.server.outbox import queue
+        from plumbline.store import outbox as queue
 
         with self._request.app.state.engine.connect() as connection:
             summaries = queue.summarize(connection)

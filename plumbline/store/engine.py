@@ -28,6 +28,12 @@ def is_sqlite(url_or_engine: str | Engine) -> bool:
     return url.get_backend_name() == "sqlite"
 
 
+def ping(engine: Engine) -> None:
+    """Run a trivial query; raises whatever the database raises when it cannot answer."""
+    with engine.connect() as connection:
+        connection.execute(sa.text("SELECT 1"))
+
+
 def _set_sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")

@@ -296,9 +296,9 @@ def test_visibility_helpers_select_the_namespaces_jobs_and_the_datasets_they_tou
 ) -> None:
     import sqlalchemy as sa
 
-    from plumbline.server.auth import check_dataset_visible, dataset_visibility, job_visibility
-    from plumbline.server.errors import APIError
-    from plumbline.store.schema import datasets, jobs, namespaces
+    from plumbline.store.read.visibility import visible_datasets as dataset_visibility
+    from plumbline.store.read.visibility import visible_jobs as job_visibility
+    from plumbline.store.schema import BigId, datasets, jobs, namespaces
 
     server = make_server()
     a, b = run_event("team_a", "load"), run_event("team_b", "report")
@@ -316,14 +316,16 @@ def test_visibility_helpers_select_the_namespaces_jobs_and_the_datasets_they_tou
     with engine.connect() as connection:
 
         def visible_datasets(principal: Principal) -> list[str]:
-            query = sa.select(datasets.c.name).where(dataset_visibility(principal, datasets.c.id))
+            query = sa.select(datasets.c.name).where(
+                dataset_visibility(datasets.c.id, principal.namespaces)
+            )
             return sorted(connection.execute(query).scalars())
 
         def visible_jobs(principal: Principal) -> list[str]:
             query = (
                 sa.select(jobs.c.name)
                 .join(namespaces, namespaces.c.id == jobs.c.namespace_id)
-                .where(job_visibility(principal, namespaces.c.name))
+                .where(job_visibility(namespaces.c.name, principal.namespaces))
             )
             return sorted(connection.execute(query).scalars())
 
@@ -332,7 +334,12 @@ def test_visibility_helpers_select_the_namespaces_jobs_and_the_datasets_they_tou
         assert visible_jobs(limited) == ["load"]
         assert visible_jobs(everyone) == ["load", "report"]
         ids = dict(connection.execute(sa.select(datasets.c.name, datasets.c.id)).all())
-        check_dataset_visible(limited, connection, ids["/data/shared"])
-        with pytest.raises(APIError, match="dataset not found"):
-            check_dataset_visible(limited, connection, ids["/data/b_only"])
+
+        def one_visible(principal: Principal, dataset_id: int) -> bool:
+            condition = dataset_visibility(sa.literal(dataset_id, BigId), principal.namespaces)
+            return connection.execute(sa.select(sa.literal(1)).where(condition)).first() is not None
+
+        assert one_visible(limited, ids["/data/shared"])
+        assert not one_visible(limited, ids["/data/b_only"])
+        assert one_visible(everyone, ids["/data/b_only"])
     engine.dispose()

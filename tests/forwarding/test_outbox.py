@@ -17,8 +17,9 @@ import sqlalchemy as sa
 from downstream_server import Downstream
 
 from plumbline.server import forwarding
-from plumbline.server.outbox import OutboxPolicy, queue
+from plumbline.server.outbox import OutboxPolicy
 from plumbline.server.settings import ForwardTarget, ServerSettings
+from plumbline.store import outbox as queue
 from plumbline.store.schema import outbox
 
 FAST = OutboxPolicy(max_attempts=3, base_delay_s=0.05, max_delay_s=0.1, poll_interval_s=0.05)

@@ -13,7 +13,6 @@ from plumbline.store import schema as s
 from plumbline.store.read import (
     datasets,
     events,
-    hiding,
     jobs,
     namespaces,
     runs,
@@ -22,6 +21,7 @@ from plumbline.store.read import (
     tags,
 )
 from plumbline.store.read.errors import InvalidArgumentError, NotFoundError
+from plumbline.store.write import hiding, tagging
 
 
 @pytest.fixture
@@ -176,13 +176,13 @@ def test_search_by_name_filter_and_sort(engine: sa.Engine, store: dict[str, str]
 
 def test_tags_on_datasets_fields_and_jobs(engine: sa.Engine, store: dict[str, str]) -> None:
     with engine.begin() as conn:
-        tags.put_tag(conn, "pii", "personal data")
-        tags.tag_dataset(conn, "shop", "clean", "pii")
-        tags.tag_dataset(conn, "shop", "clean", "pii")  # idempotent
-        tags.tag_field(conn, "shop", "clean", "name", "pii")
-        tags.tag_job(conn, "shop", "load", "nightly")  # creates the tag
+        tagging.put_tag(conn, "pii", "personal data")
+        tagging.tag_dataset(conn, "shop", "clean", "pii")
+        tagging.tag_dataset(conn, "shop", "clean", "pii")  # idempotent
+        tagging.tag_field(conn, "shop", "clean", "name", "pii")
+        tagging.tag_job(conn, "shop", "load", "nightly")  # creates the tag
         with pytest.raises(NotFoundError):
-            tags.tag_field(conn, "shop", "clean", "nope", "pii")
+            tagging.tag_field(conn, "shop", "clean", "nope", "pii")
     with engine.connect() as conn:
         doc = datasets.get_dataset(conn, "shop", "clean")
         listed = tags.list_tags(conn, 100, 0)
@@ -195,7 +195,7 @@ def test_tags_on_datasets_fields_and_jobs(engine: sa.Engine, store: dict[str, st
         {"name": "pii", "description": "personal data"},
     ]
     with engine.begin() as conn:
-        tags.tag_dataset(conn, "shop", "clean", "pii", add=False)
+        tagging.tag_dataset(conn, "shop", "clean", "pii", add=False)
     with engine.connect() as conn:
         assert datasets.get_dataset(conn, "shop", "clean")["tags"] == []
 

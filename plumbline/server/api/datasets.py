@@ -18,7 +18,8 @@ from plumbline.server.api.routing import (
     WriteAccess,
     make_router,
 )
-from plumbline.store.read import datasets, hiding, tags
+from plumbline.store.read import datasets
+from plumbline.store.write import hiding, tagging
 
 router = make_router("Datasets")
 BASE = "/namespaces/{namespace}/datasets"
@@ -114,7 +115,7 @@ def tag_dataset(
 ) -> dict:
     principal.check_namespace(namespace)
     with engine.begin() as conn:
-        tags.tag_dataset(conn, namespace, dataset, tag)
+        tagging.tag_dataset(conn, namespace, dataset, tag)
         return datasets.get_dataset(conn, namespace, dataset)
 
 
@@ -131,7 +132,7 @@ def untag_dataset(
 ) -> dict:
     principal.check_namespace(namespace)
     with engine.begin() as conn:
-        tags.tag_dataset(conn, namespace, dataset, tag, add=False)
+        tagging.tag_dataset(conn, namespace, dataset, tag, add=False)
         return datasets.get_dataset(conn, namespace, dataset)
 
 
@@ -151,7 +152,7 @@ def tag_field(
 ) -> dict:
     principal.check_namespace(namespace)
     with engine.begin() as conn:
-        tags.tag_field(conn, namespace, dataset, field, tag)
+        tagging.tag_field(conn, namespace, dataset, field, tag)
         return datasets.get_dataset(conn, namespace, dataset)
 
 
@@ -171,5 +172,5 @@ def untag_field(
 ) -> dict:
     principal.check_namespace(namespace)
     with engine.begin() as conn:
-        tags.tag_field(conn, namespace, dataset, field, tag, add=False)
+        tagging.tag_field(conn, namespace, dataset, field, tag, add=False)
         return datasets.get_dataset(conn, namespace, dataset)

@@ -18,8 +18,9 @@ from plumbline.server.api.routing import (
     WriteAccess,
     make_router,
 )
-from plumbline.store.read import hiding, jobs, runs, tags
+from plumbline.store.read import jobs, runs
 from plumbline.store.read.common import job_pk
+from plumbline.store.write import hiding, tagging
 
 router = make_router("Jobs")
 BASE = "/namespaces/{namespace}/jobs"
@@ -131,7 +132,7 @@ def tag_job(
 ) -> dict:
     principal.check_namespace(namespace)
     with engine.begin() as conn:
-        tags.tag_job(conn, namespace, job, tag)
+        tagging.tag_job(conn, namespace, job, tag)
         return jobs.get_job(conn, namespace, job)
 
 
@@ -146,5 +147,5 @@ def untag_job(
 ) -> dict:
     principal.check_namespace(namespace)
     with engine.begin() as conn:
-        tags.tag_job(conn, namespace, job, tag, add=False)
+        tagging.tag_job(conn, namespace, job, tag, add=False)
         return jobs.get_job(conn, namespace, job)

@@ -16,7 +16,8 @@ from plumbline.server.api.routing import (
     StoreEngine,
     make_router,
 )
-from plumbline.store.read import hiding, namespaces
+from plumbline.store.read import namespaces
+from plumbline.store.write import hiding
 
 router = make_router("Namespaces")
 

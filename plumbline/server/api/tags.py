@@ -17,6 +17,7 @@ from plumbline.server.api.routing import (
     make_router,
 )
 from plumbline.store.read import tags
+from plumbline.store.write import tagging
 
 router = make_router("Tags")
 
@@ -41,5 +42,5 @@ def put_tag(
     principal: WriteAccess,
 ) -> dict:
     with engine.begin() as conn:
-        tags.put_tag(conn, tag, body.description if body else None)
+        tagging.put_tag(conn, tag, body.description if body else None)
         return tags.list_tags(conn, 100_000, 0)

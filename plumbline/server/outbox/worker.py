@@ -19,10 +19,10 @@ from datetime import timedelta
 from sqlalchemy.engine import Connection, Engine
 
 from plumbline.openlineage.urls import lineage_endpoint, redact_url
-from plumbline.server.outbox import queue
 from plumbline.server.outbox.delivery import DeliveryResult, TargetClient
 from plumbline.server.outbox.policy import OutboxPolicy
 from plumbline.server.settings import ForwardTarget
+from plumbline.store import outbox as queue
 
 logger = logging.getLogger(__name__)
 

@@ -1,9 +1,10 @@
-"""Outbox table operations: enqueue, claim due rows in per-run order, record outcomes, summarize.
+"""The ``outbox`` table: enqueue, claim due rows in per-run order, record outcomes, summarize.
 
 Rows are keyed by target endpoint (``lineage_endpoint(url)``). A row is due when it is ``pending``
 and its ``next_attempt_at`` has passed. Events of one run go to a target in acceptance (id) order:
 a row is claimable only when no earlier ``pending`` row of the same run and target is left behind
 (not due yet, or claimed by another worker). ``dead`` rows do not hold later ones back.
+The server's delivery loop (:mod:`plumbline.server.outbox`) drives these operations.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import TypedDict
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -220,23 +222,43 @@ def summarize(connection: Connection) -> list[TargetSummary]:
     ]
 
 
-def dead_rows(connection: Connection, limit: int) -> list[sa.RowMapping]:
+class DeadRow(TypedDict):
+    """A dead row as the admin view lists it (without its body)."""
+
+    id: int
+    target: str
+    run_uuid: str | None
+    attempts: int
+    last_error: str | None
+    created_at: datetime
+
+
+def dead_rows(connection: Connection, limit: int) -> list[DeadRow]:
     """The newest dead rows (without bodies), for the admin view."""
-    return list(
-        connection.execute(
-            sa.select(
-                outbox.c.id,
-                outbox.c.target,
-                outbox.c.run_uuid,
-                outbox.c.attempts,
-                outbox.c.last_error,
-                outbox.c.created_at,
-            )
-            .where(outbox.c.status == DEAD)
-            .order_by(outbox.c.id.desc())
-            .limit(limit)
-        ).mappings()
-    )
+    rows = connection.execute(
+        sa.select(
+            outbox.c.id,
+            outbox.c.target,
+            outbox.c.run_uuid,
+            outbox.c.attempts,
+            outbox.c.last_error,
+            outbox.c.created_at,
+        )
+        .where(outbox.c.status == DEAD)
+        .order_by(outbox.c.id.desc())
+        .limit(limit)
+    ).all()
+    return [
+        DeadRow(
+            id=row.id,
+            target=row.target,
+            run_uuid=row.run_uuid,
+            attempts=row.attempts,
+            last_error=row.last_error,
+            created_at=row.created_at,
+        )
+        for row in rows
+    ]
 
 
 def as_utc(value: datetime | str) -> datetime:
