@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from plumbline.analysis.model import ImpactResult
+from plumbline.analysis.rerun_model import RerunPlan
 
 IMPACT_COLUMNS = (
     "distance",
@@ -63,3 +64,45 @@ def impact_csv(result: ImpactResult) -> str:
             )
         )
     return to_csv(IMPACT_COLUMNS, rows)
+
+
+RERUN_COLUMNS = (
+    "order",
+    "namespace",
+    "job",
+    "parentNamespace",
+    "parentJob",
+    "after",
+    "runs",
+    "runIds",
+    "affectedReads",
+)
+
+
+def rerun_csv(plan: RerunPlan) -> str:
+    """One row per step, in order: the job, its parent job, the steps it waits for, the runs to
+    redo (space-separated ids) and the affected versions they read (``NS:NAME#VERSION``)."""
+    rows = []
+    for step in plan.steps:
+        reads = sorted(
+            {
+                f"{r.namespace}:{r.name}#{r.version}"
+                for run in step.runs
+                for r in run.reads
+                if r.affected
+            }
+        )
+        rows.append(
+            (
+                step.order,
+                step.job.namespace,
+                step.job.name,
+                step.parent_job.namespace if step.parent_job else None,
+                step.parent_job.name if step.parent_job else None,
+                " ".join(str(a) for a in step.after),
+                len(step.runs),
+                " ".join(run.id for run in step.runs),
+                " ".join(reads),
+            )
+        )
+    return to_csv(RERUN_COLUMNS, rows)

@@ -21,6 +21,7 @@ _COMMANDS: dict[str, str] = {
     "replay": "plumbline.cli.replay:replay",
     "token": "plumbline.cli.token:token",
     "impact": "plumbline.cli.impact:impact",
+    "rerun-plan": "plumbline.cli.rerun_plan:rerun_plan",
 }
 
 

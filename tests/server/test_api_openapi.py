@@ -143,6 +143,12 @@ def test_every_read_route_answers_what_it_documents(spec: dict[str, Any], live_s
             ("GET", "/api/v1/impact", "/api/v1/impact", {"nodeId": f"dataset:file:{RAW}"}),
             (
                 "GET",
+                "/api/v1/rerun-plan",
+                "/api/v1/rerun-plan",
+                {"nodeId": f"dataset:file:{RAW}", "since": "2000-01-01T00:00:00Z"},
+            ),
+            (
+                "GET",
                 "/api/v1/impact",
                 "/api/v1/impact",
                 {"nodeId": f"datasetField:file:{DAILY}:day", "direction": "upstream"},

@@ -78,3 +78,64 @@ class Impact(Model):
     levels: list[ImpactLevel] = Field(description="node ids grouped by distance")
     truncated: bool = Field(description="the node cap cut the answer (nearest nodes kept)")
     hiddenNodes: int = Field(description="nodes reached that the caller's token may not read")
+
+
+class RerunJob(Model):
+    namespace: str
+    name: str
+
+
+class RerunVersionUse(Model):
+    namespace: str
+    name: str
+    version: str | None
+    affected: bool = Field(description="the version derives from a bad version")
+    versionSource: str | None = Field(
+        default=None, description="reads: datasetVersion, catalog or eventTime"
+    )
+
+
+class RerunRun(Model):
+    id: str
+    state: str
+    startedAt: str | None
+    endedAt: str | None
+    parentRunId: str | None
+    parentJob: RerunJob | None
+    reads: list[RerunVersionUse]
+    writes: list[RerunVersionUse]
+
+
+class RerunStep(Model):
+    order: int = Field(description="1, 2, …: a step never comes before one it reads from")
+    job: RerunJob
+    parentJob: RerunJob | None = Field(
+        description="the job of its runs' parent run (an orchestrator task, a Spark application)"
+    )
+    after: list[int] = Field(description="the orders of the earlier steps it reads from")
+    inCycle: bool = Field(description="its jobs read each other: ordered by run time")
+    runs: list[RerunRun] = Field(description="the runs to redo, oldest first")
+
+
+class RerunGroup(Model):
+    parentJob: RerunJob | None
+    steps: list[int]
+
+
+class RerunBadVersion(Model):
+    namespace: str
+    name: str
+    version: str
+    createdAt: str | None
+    runId: str | None
+
+
+class RerunPlan(Model):
+    source: dict[str, str] = Field(
+        description="the question: nodeId with since or version, or runId"
+    )
+    badVersions: list[RerunBadVersion]
+    steps: list[RerunStep]
+    groups: list[RerunGroup] = Field(description="steps by parent job, in order")
+    affectedVersions: int = Field(description="bad versions and the versions derived from them")
+    hiddenSteps: int = Field(description="steps of jobs the caller's token may not read")

@@ -38,7 +38,9 @@ def upgrade() -> None:
     )
     op.create_index("ix_run_io_dataset_version_id", "run_io", ["dataset_version_id"])
     op.create_index(
-        "ix_dataset_versions_dataset_id_created_at", "dataset_versions", ["dataset_id", "created_at"]
+        "ix_dataset_versions_dataset_id_created_at",
+        "dataset_versions",
+        ["dataset_id", "created_at"],
     )
 
 

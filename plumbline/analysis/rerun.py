@@ -1,0 +1,247 @@
+"""Rerun plans: given bad dataset versions, the downstream runs that consumed them (transitively,
+through the versions those runs wrote), grouped by job, in an order that never puts a job before
+one it reads from.
+
+The bad versions are a dataset's version (``version``), its versions made since a time
+(``since``), the versions a job's runs wrote since a time, or what one run wrote (``run_id``). The
+walk follows the exact input version of each run (``run_io``, see
+:mod:`plumbline.store.read.versions`): a run that read an older version, or never read an affected
+one, is not in the plan. One round trip per hop: the readers of the frontier's versions, then what
+those runs read and wrote.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import Counter, defaultdict
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.engine import Connection
+
+from plumbline.analysis.rerun_model import (
+    BadVersion,
+    JobRef,
+    RerunPlan,
+    RerunStep,
+    RunToRedo,
+    VersionUse,
+)
+from plumbline.store.read import rerun as q
+from plumbline.store.read.common import dataset_pk, iso, job_pk
+from plumbline.store.read.errors import InvalidArgumentError
+from plumbline.store.read.impact import readable_jobs
+from plumbline.store.read.nodeids import resolve_node_id
+from plumbline.store.read.runs import run_pk_by_uuid
+from plumbline.store.read.versions import (
+    RunVersion,
+    find_version,
+    readers_of,
+    run_versions,
+    versions_by_id,
+    versions_since,
+)
+from plumbline.store.read.visibility import VisibleTo
+
+
+def rerun_plan(
+    conn: Connection,
+    *,
+    node_id: str | None = None,
+    since: datetime | None = None,
+    version: str | None = None,
+    run_id: str | None = None,
+    visible_to: VisibleTo = None,
+) -> RerunPlan:
+    """The plan for one of: ``node_id`` (a dataset) with ``version`` or ``since``, ``node_id`` (a
+    job) with ``since``, or ``run_id``. :class:`InvalidArgumentError` for any other combination."""
+    seeds, source = _seeds(conn, node_id, since, version, run_id, visible_to)
+    bad = set(seeds)
+    frontier = set(seeds)
+    read: dict[int, set[int]] = defaultdict(set)  # run -> affected versions it read
+    io: dict[int, list[RunVersion]] = {}
+    while frontier:
+        readers = readers_of(conn, sorted(frontier))
+        for r in readers:
+            if r.version_id is not None:
+                read[r.run_id].add(r.version_id)
+        new_runs = sorted({r.run_id for r in readers} - io.keys())
+        for rv in run_versions(conn, new_runs):
+            io.setdefault(rv.run_id, []).append(rv)
+        for pk in new_runs:
+            io.setdefault(pk, [])
+        frontier = {
+            rv.version_id
+            for pk in new_runs
+            for rv in io[pk]
+            if rv.direction == "output" and rv.version_id is not None
+        } - bad
+        bad |= frontier
+
+    runs = q.run_summaries(conn, sorted(read))
+    seed_refs = versions_by_id(conn, sorted(seeds))
+    bad_versions = tuple(
+        BadVersion(v.namespace, v.name, v.version, v.created_at, v.run_uuid)
+        for v in sorted(
+            seed_refs.values(), key=lambda v: (v.namespace, v.name, iso(v.created_at) or "", v.id)
+        )
+    )
+    steps = _steps(runs, io, read, bad)
+    readable = readable_jobs(conn, sorted({r.job_id for r in runs.values()}), visible_to)
+    shown = [step for step, job_id in steps if job_id in readable]
+    renumber = {step.order: n for n, step in enumerate(shown, start=1)}
+    final = tuple(
+        RerunStep(
+            renumber[step.order],
+            step.job,
+            step.parent_job,
+            step.runs,
+            tuple(renumber[a] for a in step.after if a in renumber),
+            step.in_cycle,
+        )
+        for step in shown
+    )
+    return RerunPlan(
+        source=source,
+        bad_versions=bad_versions,
+        steps=final,
+        affected_versions=len(bad),
+        hidden_steps=len(steps) - len(shown),
+    )
+
+
+def _seeds(
+    conn: Connection,
+    node_id: str | None,
+    since: datetime | None,
+    version: str | None,
+    run_id: str | None,
+    visible_to: VisibleTo,
+) -> tuple[set[int], dict[str, Any]]:
+    """The bad versions' ids, and the question as asked (echoed in the answer)."""
+    if run_id is not None:
+        if node_id is not None or since is not None or version is not None:
+            raise InvalidArgumentError("runId goes alone: not with nodeId, since or version")
+        run = run_pk_by_uuid(conn, run_id, visible_to)
+        written = {
+            rv.version_id
+            for rv in run_versions(conn, [run])
+            if rv.direction == "output" and rv.version_id is not None
+        }
+        return written, {"runId": run_id}
+    if node_id is None:
+        raise InvalidArgumentError("give nodeId (with since or version) or runId")
+    if (since is None) == (version is None):
+        raise InvalidArgumentError("give nodeId with exactly one of since and version")
+    node = resolve_node_id(conn, node_id)
+    source: dict[str, Any] = {"nodeId": str(node).split("#", 1)[0]}
+    if node.kind == "DATASET_FIELD":
+        raise InvalidArgumentError(
+            "a rerun plan starts from a dataset, a job or a run, not a field"
+        )
+    if node.kind == "JOB":
+        if since is None:
+            raise InvalidArgumentError("a job's rerun plan needs since (the versions it wrote)")
+        job = job_pk(conn, node.namespace, node.name, visible_to=visible_to)
+        source["since"] = iso(since)
+        return set(q.versions_written_since(conn, job, since)), source
+    if version is not None:
+        found = find_version(conn, node.namespace, node.name, version, visible_to)
+        source["version"] = version
+        return {found.id}, source
+    assert since is not None
+    dataset = dataset_pk(conn, node.namespace, node.name, visible_to=visible_to)
+    source["since"] = iso(since)
+    return {v.id for v in versions_since(conn, dataset, since)}, source
+
+
+def _use(rv: RunVersion, bad: set[int]) -> VersionUse:
+    affected = rv.version_id is not None and rv.version_id in bad
+    source = rv.version_source if rv.direction == "input" else None
+    return VersionUse(rv.namespace, rv.name, rv.version, affected, source)
+
+
+def _steps(
+    runs: dict[int, q.RunSummary],
+    io: dict[int, list[RunVersion]],
+    read: dict[int, set[int]],
+    bad: set[int],
+) -> list[tuple[RerunStep, int]]:
+    """Steps (with their job ids) in topological order of the jobs: a job comes after every job
+    whose affected run wrote a version it read; in a cycle the earliest run goes first."""
+    by_job: dict[int, list[q.RunSummary]] = defaultdict(list)
+    for run in runs.values():
+        by_job[run.job_id].append(run)
+    job_of_run = {run.uuid: run.job_id for run in runs.values()}
+    reads_from: dict[int, set[int]] = defaultdict(set)  # job -> jobs it read affected data of
+    for pk, run in runs.items():
+        for rv in io.get(pk, ()):
+            if rv.direction == "input" and rv.version_id in read[pk] and rv.produced_by:
+                producer = job_of_run.get(rv.produced_by)
+                if producer is not None and producer != run.job_id:
+                    reads_from[run.job_id].add(producer)
+    for job_runs in by_job.values():
+        job_runs.sort(key=lambda r: (r.started_at is None, r.started_at or datetime.min, r.uuid))
+
+    def key(job: int) -> tuple[Any, ...]:
+        first = by_job[job][0]
+        return (first.started_at is None, iso(first.started_at) or "", first.namespace, first.job)
+
+    waiting = {job: set(reads_from[job]) for job in by_job}
+    readers_of_job: dict[int, set[int]] = defaultdict(set)
+    for job, producers in waiting.items():
+        for producer in producers:
+            readers_of_job[producer].add(job)
+    ready = [(key(job), job) for job, producers in waiting.items() if not producers]
+    heapq.heapify(ready)
+    order: dict[int, int] = {}
+    cyclic: set[int] = set()
+    while len(order) < len(by_job):
+        if not ready:  # a cycle: take its earliest job
+            job = min((j for j in by_job if j not in order), key=key)
+            cyclic.add(job)
+        else:
+            _, job = heapq.heappop(ready)
+            if job in order:
+                continue
+        order[job] = len(order) + 1
+        for reader in readers_of_job[job]:
+            waiting[reader].discard(job)
+            if not waiting[reader] and reader not in order:
+                heapq.heappush(ready, (key(reader), reader))
+
+    steps = []
+    for job, number in sorted(order.items(), key=lambda item: item[1]):
+        job_runs = by_job[job]
+        redo = tuple(
+            RunToRedo(
+                run.uuid,
+                run.state,
+                run.started_at,
+                run.ended_at,
+                run.parent_run_uuid,
+                JobRef(run.parent_namespace, run.parent_job)
+                if run.parent_namespace and run.parent_job
+                else None,
+                tuple(_use(rv, bad) for rv in io.get(run.id, ()) if rv.direction == "input"),
+                tuple(_use(rv, bad) for rv in io.get(run.id, ()) if rv.direction == "output"),
+            )
+            for run in job_runs
+        )
+        parents = Counter(r.parent_job for r in redo if r.parent_job is not None)
+        parent = parents.most_common(1)[0][0] if parents else None
+        first = job_runs[0]
+        steps.append(
+            (
+                RerunStep(
+                    number,
+                    JobRef(first.namespace, first.job),
+                    parent,
+                    redo,
+                    tuple(sorted(order[p] for p in reads_from[job] if order[p] < number)),
+                    job in cyclic,
+                ),
+                job,
+            )
+        )
+    return steps

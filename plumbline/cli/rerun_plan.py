@@ -1,0 +1,101 @@
+"""`plumbline rerun-plan NODE --since …`: the downstream runs to redo after bad data, in order,
+asked of a server."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+import click
+from rich.table import Table
+
+from plumbline.cli.client import fail, format_option, get, server_options
+from plumbline.cli.impact import console
+
+
+@click.command("rerun-plan")
+@click.argument("node", required=False)
+@click.option("--since", help="NODE's versions made at or after this ISO-8601 time are bad.")
+@click.option("--version", "version", help="This version of the dataset NODE is bad.")
+@click.option("--run", "run_id", help="The versions this run wrote are bad (instead of NODE).")
+@format_option("table", "json", "csv")
+@server_options
+def rerun_plan(
+    node: str | None,
+    since: str | None,
+    version: str | None,
+    run_id: str | None,
+    output_format: str,
+    url: str,
+    api_key: str | None,
+    timeout: float,
+) -> None:
+    """The runs to redo, job by job, after bad data in NODE (dataset:NS:NAME with --since or
+    --version, or job:NS:NAME with --since), or after a bad run (--run RUN_ID)."""
+    if since is not None:
+        try:
+            datetime.fromisoformat(since)
+        except ValueError:
+            fail(f"--since: not an ISO-8601 time: {since!r}")
+    if run_id is None and node is None:
+        fail("give NODE (with --since or --version) or --run RUN_ID")
+    if run_id is None and (since is None) == (version is None):
+        fail("give NODE with exactly one of --since and --version")
+    params: dict[str, Any] = {
+        "nodeId": node,
+        "since": since,
+        "version": version,
+        "runId": run_id,
+        "format": "csv" if output_format == "csv" else "json",
+    }
+    response = get(url, api_key, timeout, "/api/v1/rerun-plan", params)
+    if output_format == "csv":
+        click.echo(response.text, nl=False)
+        return
+    body = response.json()
+    if output_format == "json":
+        click.echo(json.dumps(body, indent=2))
+        return
+    print_plan(body)
+
+
+def print_plan(body: dict[str, Any]) -> None:
+    """The plan as a table, one row per step."""
+    out = console()
+    bad = ", ".join(f"{v['namespace']}:{v['name']}#{v['version']}" for v in body["badVersions"])
+    out.print(f"bad versions: {bad or 'none'}", markup=False)
+    steps = body["steps"]
+    out.print(f"{len(steps)} job(s) to rerun", markup=False)
+    if steps:
+        table = Table(show_header=True, header_style="bold")
+        for name, justify in (
+            ("order", "right"),
+            ("job", "left"),
+            ("parent", "left"),
+            ("after", "left"),
+            ("runs", "left"),
+            ("affected inputs", "left"),
+        ):
+            table.add_column(name, justify=justify)  # type: ignore[arg-type]
+        for step in steps:
+            parent = step["parentJob"]
+            affected = sorted(
+                {
+                    f"{r['namespace']}:{r['name']}"
+                    for run in step["runs"]
+                    for r in run["reads"]
+                    if r["affected"]
+                }
+            )
+            table.add_row(
+                str(step["order"]),
+                f"{step['job']['namespace']}:{step['job']['name']}",
+                f"{parent['namespace']}:{parent['name']}" if parent else "",
+                " ".join(str(a) for a in step["after"]) + (" (cycle)" if step["inCycle"] else ""),
+                " ".join(f"{run['id']} {run['state']}" for run in step["runs"]),
+                ", ".join(affected),
+            )
+        out.print(table)
+    if body.get("hiddenSteps"):
+        out.print(f"{body['hiddenSteps']} more job(s) this token may not read", markup=False)

@@ -1,0 +1,63 @@
+"""``GET /rerun-plan``: the downstream runs to redo after a bad dataset version, in order.
+
+A thin face over :func:`plumbline.analysis.rerun.rerun_plan`. A namespace-limited token gets the
+steps of the jobs it may read and the count of the others (``hiddenSteps``).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Literal
+
+from fastapi import Query
+from fastapi.responses import Response
+
+from plumbline.analysis.csvout import rerun_csv
+from plumbline.analysis.rerun import rerun_plan
+from plumbline.server.api.analysis_models import RerunPlan
+from plumbline.server.api.impact import CSV_DOC, csv_response
+from plumbline.server.api.lineage import GraphResponse
+from plumbline.server.api.routing import ReadAccess, Reader, make_router
+from plumbline.store.read.common import utc
+from plumbline.store.read.gcpause import gc_paused
+
+router = make_router("Analysis")
+
+
+@router.get(
+    "/rerun-plan",
+    response_model=RerunPlan,
+    summary="The downstream runs to redo after a bad dataset version, in order",
+    description="Give `nodeId=dataset:NS:NAME` with `version` or `since`, `nodeId=job:NS:NAME` "
+    "with `since` (the versions its runs wrote), or `runId` (the versions that run wrote). Steps "
+    "are jobs in topological order, each with the runs that read an affected version.",
+    responses={200: {"content": CSV_DOC}},
+)
+def get_rerun_plan(
+    *,
+    conn: Reader,
+    nodeId: Annotated[
+        str | None, Query(description="dataset:NS:NAME, or job:NS:NAME with since")
+    ] = None,
+    since: Annotated[
+        datetime | None, Query(description="The versions made at or after this time are bad")
+    ] = None,
+    version: Annotated[str | None, Query(description="This version of the dataset is bad")] = None,
+    runId: Annotated[str | None, Query(description="The versions this run wrote are bad")] = None,
+    format: Annotated[  # noqa: A002
+        Literal["json", "csv"], Query(description="json, or csv: one row per step")
+    ] = "json",
+    principal: ReadAccess,
+) -> Response:
+    with gc_paused():
+        plan = rerun_plan(
+            conn,
+            node_id=nodeId,
+            since=utc(since),
+            version=version,
+            run_id=runId,
+            visible_to=principal.namespaces,
+        )
+        if format == "csv":
+            return csv_response(rerun_csv(plan))
+        return GraphResponse(plan.to_json())
