@@ -9,7 +9,7 @@ import time
 from typing import Any
 
 from plumbline import __version__
-from plumbline.spark import events, jvm
+from plumbline.spark import events, jvm, rdd_jobs
 from plumbline.spark import listener as listeners
 from plumbline.spark.listener import CaptureWorker, SqlExecutionListener
 from plumbline.spark.runs import AppRun, RunTracker
@@ -41,6 +41,7 @@ class CaptureHandle:
         )
         self._tracker = RunTracker(spark._jsparkSession, self.app, self._submit)
         self._worker = CaptureWorker()
+        self.rdd_jobs = rdd_jobs.RddJobs(context, self.app, self._submit, self._tracker.run_facets)
         self._listener = SqlExecutionListener(
             context._jvm,
             self._tracker.execution_started,
@@ -169,6 +170,7 @@ def enable(
             handle = CaptureHandle(spark, settings, _make_emitter(settings, transport))
             _handles[id(spark.sparkContext)] = handle
             _patch_stop()
+            rdd_jobs.install(_rdd_capture)
             log.info("plumbline capture enabled: %r (plumbline %s)", settings, __version__)
             return handle
     except Exception:
@@ -176,6 +178,14 @@ def enable(
             "plumbline capture could not be enabled; the job runs without it", exc_info=True
         )
         return None
+
+
+def _rdd_capture(context: Any) -> tuple[Any, Any] | None:
+    """The RDD-job capture and worker queue of the capture enabled for `context`, if any."""
+    handle = _handles.get(id(context))
+    if handle is None or handle._closed:
+        return None
+    return handle.rdd_jobs, handle._worker.submit
 
 
 def _patch_stop() -> None:

@@ -205,9 +205,10 @@ def datasets(
     return inputs, outputs
 
 
-def job_type(kind: str) -> dict[str, Any]:
-    """The jobType facet (`APPLICATION` for the Spark application, `SQL_JOB` for an action)."""
-    return facet("JobTypeJobFacet", processingType="BATCH", integration="SPARK", jobType=kind)
+def job_type(kind: str, processing: str = "BATCH") -> dict[str, Any]:
+    """The jobType facet (`APPLICATION` for the Spark application, `SQL_JOB` or `RDD_JOB` for an
+    action; `processing` is BATCH or STREAMING)."""
+    return facet("JobTypeJobFacet", processingType=processing, integration="SPARK", jobType=kind)
 
 
 def processing_engine(spark_version: str) -> dict[str, Any]:
@@ -269,7 +270,7 @@ def run_event(
 
 def action_job_facets(facts: ActionFacts) -> dict[str, Any]:
     """Job facets of an action: jobType, and sql when it came from `spark.sql`."""
-    facets = {"jobType": job_type("SQL_JOB")}
+    facets = {"jobType": job_type(facts.job_type, facts.processing_type)}
     if facts.sql:
         facets["sql"] = facet("SQLJobFacet", query=facts.sql, dialect="spark")
     return facets

@@ -40,6 +40,8 @@ class ActionFacts:
     outputs: list[DatasetFacts] = field(default_factory=list)
     sql: str | None = None
     error: tuple[str, str] | None = None
+    job_type: str = "SQL_JOB"  # the jobType facet's jobType (RDD_JOB for RDD actions)
+    processing_type: str = "BATCH"  # BATCH, or STREAMING for a streaming query's batches
     # expression id -> input dataset keys it derives from (to attribute scan metrics)
     expr_sources: dict[int, set[str]] = field(default_factory=dict, repr=False)
 

@@ -139,7 +139,8 @@ class RunTracker:
 
     # events -----------------------------------------------------------------------------------
 
-    def _run_facets(self) -> dict[str, Any]:
+    def run_facets(self) -> dict[str, Any]:
+        """Run facets every action's run carries: parent, processing engine, Spark properties."""
         app = self._app
         facets = {
             "parent": events.parent(app.namespace, app.job_name, app.run_id),
@@ -168,7 +169,7 @@ class RunTracker:
                 run.run_id,
                 self._app.namespace,
                 events.action_job_name(self._app.job_name, facts),
-                run_facets=self._run_facets(),
+                run_facets=self.run_facets(),
                 job_facets=events.action_job_facets(facts),
                 inputs=inputs,
                 outputs=outputs,
@@ -184,7 +185,7 @@ class RunTracker:
                 if output.local_path and output.lifecycle != "DROP" and _wrote(output):
                     versions[output.id.key] = run.run_id
         inputs, outputs = events.datasets(facts, with_stats=True, versions=versions)
-        run_facets = self._run_facets()
+        run_facets = self.run_facets()
         if facts.error is not None:
             run_facets["errorMessage"] = events.error_message(*facts.error)
         self._emit(
