@@ -6,7 +6,7 @@ import functools
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, overload
 
 from plumbline.openlineage import DatasetEvent, JobEvent, ParsedEvent, RunEvent
 from plumbline.openlineage.model import Dataset
@@ -24,6 +24,12 @@ def derived_uuid(*parts: str) -> str:
     return str(uuid.uuid5(UUID_NAMESPACE, "\x00".join(parts)))
 
 
+@overload
+def as_utc(value: datetime) -> datetime: ...
+@overload
+def as_utc(value: None) -> None: ...
+@overload
+def as_utc(value: datetime | None) -> datetime | None: ...
 def as_utc(value: datetime | None) -> datetime | None:
     """Aware UTC datetimes everywhere (SQLite hands back naive ones, which are UTC)."""
     if value is None:
@@ -51,6 +57,80 @@ class Appearance:
         return self.event.event_time
 
 
+@dataclass(slots=True)
+class DatasetState:
+    """A dataset's row as this write loaded it, changed in place by the steps and written back
+    (:func:`plumbline.store.write.datasets.update_datasets`) when ``changed``."""
+
+    id: int
+    key: Key  # the dataset's own (namespace, name): an alias resolves to it
+    source_id: int | None
+    description: str | None
+    current_version_id: int | None
+    current_version_at: datetime | None  # when the current version was made
+    current_schema_version_id: int | None
+    schema_fingerprint: str | None  # of the current schema
+    last_modified_at: datetime | None
+    stable_id: str | None
+    facets_digest: str | None  # as stored
+    facet_times: dict[str, str]
+    # None: not loaded (no facets sent), so the stored ones stay as they are. The cached
+    # documents are shared: facets are replaced (merge_facets_at), never changed in place
+    facets: dict[str, Any] | None
+    locked: bool  # loaded with its row lock: only such a dataset may be changed
+    changed: bool = False
+    facets_changed: bool = False
+
+
+@dataclass(slots=True)
+class JobState:
+    """A job's row as this write loaded it (locked), changed in place and written back
+    (:func:`plumbline.store.write.jobs.update_jobs`) when ``changed``."""
+
+    id: int
+    type: str
+    description: str | None
+    location: str | None
+    facets: dict[str, Any]
+    facet_times: dict[str, str]
+    parent_job_id: int | None
+    parent_job_at: datetime | None
+    current_version_id: int | None
+    current_version_at: datetime | None
+    latest_run_uuid: str | None
+    latest_run_at: datetime | None
+    changed: bool = False
+    # (job id, version hash) of the version this write makes current, until its id is known
+    pending_version: tuple[int, str] | None = None
+
+
+@dataclass(slots=True)
+class RunState:
+    """A run's row as this write loaded (locked) or created it, changed in place and written
+    back (:func:`plumbline.store.write.runs.update_runs`) when the events touch it."""
+
+    id: int
+    uuid: str
+    job_id: int
+    job_version_id: int | None = None
+    parent_run_uuid: str | None = None
+    current_state: str | None = None
+    nominal_start_time: datetime | None = None
+    nominal_end_time: datetime | None = None
+    started_at: datetime | None = None
+    ended_at: datetime | None = None
+    error_message: str | None = None
+    error_stack: str | None = None
+    error_language: str | None = None
+    last_event_at: datetime | None = None
+    # run facets and the job facets its events sent, each with their event times
+    # (see plumbline.store.write.facets)
+    facets: dict[str, Any] = field(default_factory=dict)
+    facet_times: dict[str, str] = field(default_factory=dict)
+    job_facets: dict[str, Any] = field(default_factory=dict)
+    job_facet_times: dict[str, str] = field(default_factory=dict)
+
+
 @dataclass
 class Batch:
     """New (not yet stored) events of one request, in event-time order, and what they resolve to."""
@@ -62,11 +142,11 @@ class Batch:
     hidden_namespaces: set[str] = field(default_factory=set)  # found soft-deleted
     source_ids: dict[str, int] = field(default_factory=dict)
     dataset_ids: dict[Key, int] = field(default_factory=dict)
-    dataset_state: dict[int, dict[str, Any]] = field(default_factory=dict)
+    dataset_state: dict[int, DatasetState] = field(default_factory=dict)
     job_ids: dict[Key, int] = field(default_factory=dict)
-    job_state: dict[int, dict[str, Any]] = field(default_factory=dict)
+    job_state: dict[int, JobState] = field(default_factory=dict)
     run_ids: dict[str, int] = field(default_factory=dict)
-    run_state: dict[int, dict[str, Any]] = field(default_factory=dict)
+    run_state: dict[int, RunState] = field(default_factory=dict)
     # appearance index -> schema_versions.id of the schema it carries
     schema_ids: dict[int, int] = field(default_factory=dict)
     # appearance index -> dataset_versions.id

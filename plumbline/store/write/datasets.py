@@ -19,7 +19,14 @@ from plumbline.store.schema import (
     schema_versions,
 )
 from plumbline.store.write import driver
-from plumbline.store.write.context import Appearance, Batch, Key, as_utc, derived_uuid
+from plumbline.store.write.context import (
+    Appearance,
+    Batch,
+    DatasetState,
+    Key,
+    as_utc,
+    derived_uuid,
+)
 from plumbline.store.write.facets import merge_facets_at, time_key
 from plumbline.store.write.namespaces import source_of
 from plumbline.store.write.upsert import (
@@ -433,27 +440,33 @@ def _load_state(connection: Connection, batch: Batch) -> None:
     known = batch.cache.facets
     unknown: set[int] = set()
     for row in rows:
-        state = row._asdict()
-        state["key"] = (state.pop("namespace"), state.pop("name"))
-        state["locked"] = row.id in changing or row.id in hidden
-        # None: not loaded (no facets sent), so the stored ones stay as they are. The cached
-        # documents are shared: facets are replaced (merge_facets_at), never changed in place
-        state["facets"] = None
+        # facets None: not loaded (no facets sent), so the stored ones stay as they are
+        facets = None
         if row.id in with_facets:
-            state["facets"] = known.get(row.facets_digest) if row.facets_digest else None
-            if state["facets"] is None:
+            facets = known.get(row.facets_digest) if row.facets_digest else None
+            if facets is None:
                 unknown.add(row.id)
-        state["facet_times"] = dict(row.facet_times or {})
-        state["facets_changed"] = False
-        state["last_modified_at"] = as_utc(state["last_modified_at"])
-        state["current_version_at"] = as_utc(state["current_version_at"])
-        # a soft-deleted dataset that events mention again comes back, as in Marquez
-        state["changed"] = bool(state["is_hidden"])
-        state["is_hidden"] = False
-        batch.dataset_state[row.id] = state
+        batch.dataset_state[row.id] = DatasetState(
+            id=row.id,
+            key=(row.namespace, row.name),
+            source_id=row.source_id,
+            description=row.description,
+            current_version_id=row.current_version_id,
+            current_version_at=as_utc(row.current_version_at),
+            current_schema_version_id=row.current_schema_version_id,
+            schema_fingerprint=row.schema_fingerprint,
+            last_modified_at=as_utc(row.last_modified_at),
+            stable_id=row.stable_id,
+            facets_digest=row.facets_digest,
+            facet_times=dict(row.facet_times or {}),
+            facets=facets,
+            locked=row.id in changing or row.id in hidden,
+            # a soft-deleted dataset that events mention again comes back, as in Marquez
+            changed=bool(row.is_hidden),
+        )
     if unknown:
         for row in select_in(connection, _STORED_FACETS, [datasets.c.id], unknown):
-            batch.dataset_state[row.id]["facets"] = facets = dict(row.facets or {})
+            batch.dataset_state[row.id].facets = facets = dict(row.facets or {})
             if row.facets_digest:
                 batch.learned.facets[row.facets_digest] = facets
 
@@ -470,9 +483,29 @@ def _flatten(fields: list[Any], prefix: str = "") -> list[tuple[str, str | None,
 
 def write_schemas(connection: Connection, batch: Batch) -> None:
     """Schema history (``schema_versions`` by fingerprint) and the current fields of each dataset."""
-    latest: dict[int, tuple[Appearance, str]] = {}  # dataset -> its latest schema (fingerprint)
-    versions: dict[tuple[int, str], list[Any]] = {}
-    carried: dict[int, tuple[int, str]] = {}  # appearance index -> its schema's key
+    sent = _schemas_sent(batch)
+    if not sent.fields:
+        return
+    ids = _schema_version_ids(connection, batch, sent.fields)
+    batch.schema_ids.update({index: ids[key] for index, key in sent.carried.items()})
+    _write_fields(connection, _new_current_fields(batch, sent.latest, ids))
+
+
+SchemaKey = tuple[int, str]  # (dataset id, fingerprint)
+
+
+@dataclass
+class _SchemasSent:
+    """The schema facets the events carry."""
+
+    fields: dict[SchemaKey, list[Any]] = field(default_factory=dict)  # the fields as sent
+    carried: dict[int, SchemaKey] = field(default_factory=dict)  # appearance index -> its schema
+    latest: dict[int, tuple[Appearance, str]] = field(default_factory=dict)  # dataset -> current
+
+
+def _schemas_sent(batch: Batch) -> _SchemasSent:
+    """Each appearance's schema, and per dataset the one that becomes current."""
+    sent = _SchemasSent()
     for index, appearance in enumerate(batch.appearances):
         facets = appearance.dataset.facets
         schema = facets.schema_ if facets is not None else None
@@ -481,21 +514,26 @@ def write_schemas(connection: Connection, batch: Batch) -> None:
         dataset_id = batch.dataset_ids[appearance.key]
         raw_fields = appearance.raw["facets"]["schema"]["fields"]
         key = (dataset_id, _fingerprint(raw_fields))
-        versions[key] = raw_fields
-        carried[index] = key
+        sent.fields[key] = raw_fields
+        sent.carried[index] = key
         # the current schema is the one of the schema facet kept: an older event's is history
-        kept_at = batch.dataset_state[dataset_id]["facet_times"].get("schema")
+        kept_at = batch.dataset_state[dataset_id].facet_times.get("schema")
         if kept_at is None or time_key(appearance.time) >= kept_at:
-            latest[dataset_id] = (appearance, key[1])
-    if not versions:
-        return
+            sent.latest[dataset_id] = (appearance, key[1])
+    return sent
+
+
+def _schema_version_ids(
+    connection: Connection, batch: Batch, fields: dict[SchemaKey, list[Any]]
+) -> dict[SchemaKey, int]:
+    """The ``schema_versions`` id of each schema sent, inserting those new to the store."""
     # the usual case, a dataset's current schema sent again, needs no statement at all
     ids = {
-        (dataset_id, state["schema_fingerprint"]): state["current_schema_version_id"]
+        (dataset_id, state.schema_fingerprint): state.current_schema_version_id
         for dataset_id, state in batch.dataset_state.items()
-        if state["schema_fingerprint"] is not None
+        if state.schema_fingerprint is not None and state.current_schema_version_id is not None
     }
-    new = sorted(key for key in versions if key not in ids)
+    new = sorted(key for key in fields if key not in ids)
     if new:
         insert_ignore(
             connection,
@@ -504,7 +542,7 @@ def write_schemas(connection: Connection, batch: Batch) -> None:
                 {
                     "dataset_id": ds,
                     "fingerprint": fp,
-                    "fields": versions[(ds, fp)],
+                    "fields": fields[(ds, fp)],
                     "created_at": batch.now,
                 }
                 for ds, fp in new
@@ -517,16 +555,22 @@ def write_schemas(connection: Connection, batch: Batch) -> None:
                 for row in select_in(connection, _SCHEMA_IDS, columns, new)
             }
         )
-    batch.schema_ids.update({index: ids[key] for index, key in carried.items()})
+    return ids
+
+
+def _new_current_fields(
+    batch: Batch, latest: dict[int, tuple[Appearance, str]], ids: dict[SchemaKey, int]
+) -> list[dict[str, Any]]:
+    """Make each dataset's latest schema current; the field rows of those that changed."""
     field_rows = []
     for dataset_id, (appearance, fingerprint) in sorted(latest.items(), key=lambda i: i[0]):
         schema_version_id = ids[(dataset_id, fingerprint)]
         state = batch.dataset_state[dataset_id]
-        if state["current_schema_version_id"] == schema_version_id:
+        if state.current_schema_version_id == schema_version_id:
             continue  # its fields were written when this schema became current
-        state["current_schema_version_id"] = schema_version_id
-        state["schema_fingerprint"] = fingerprint
-        state["changed"] = True
+        state.current_schema_version_id = schema_version_id
+        state.schema_fingerprint = fingerprint
+        state.changed = True
         assert (
             appearance.dataset.facets is not None and appearance.dataset.facets.schema_ is not None
         )
@@ -547,6 +591,11 @@ def write_schemas(connection: Connection, batch: Batch) -> None:
                     "updated_at": batch.now,
                 }
             )
+    return field_rows
+
+
+def _write_fields(connection: Connection, field_rows: list[dict[str, Any]]) -> None:
+    """Upsert ``dataset_fields``: a field's type and description follow its current schema."""
 
     def conflict(statement: Any) -> Any:
         return statement.on_conflict_do_update(
@@ -575,22 +624,50 @@ def write_versions(connection: Connection, batch: Batch) -> None:
     An input with a ``version`` facet reads that version; one without reads the version as of
     its event time, found once the write is done (:mod:`plumbline.store.write.input_versions`).
     """
-    rows: dict[tuple[int, str], dict[str, Any]] = {}
-    sent: dict[tuple[int, str], list[tuple[str, dict[str, Any]]]] = {}  # (time, facets)
-    wanted: list[tuple[int, tuple[int, str]]] = []
+    sent = _versions_sent(batch)
+    if sent.rows:
+        found = _upsert_version_rows(connection, sent)
+        for index, key in sent.wanted:
+            batch.version_ids[index] = found[key]
+    _advance_current_versions(batch)
+
+
+VersionKey = tuple[int, str]  # (dataset id, version)
+
+
+@dataclass
+class _VersionsSent:
+    """The dataset versions the events name, as rows to upsert."""
+
+    rows: dict[VersionKey, dict[str, Any]] = field(default_factory=dict)
+    # per version, the facets each appearance sent for it: (event time key, facets)
+    facets: dict[VersionKey, list[tuple[str, dict[str, Any]]]] = field(default_factory=dict)
+    wanted: list[tuple[int, VersionKey]] = field(default_factory=list)  # appearance index -> key
+
+
+def _version_of(appearance: Appearance) -> str | None:
+    """The version an appearance names: its ``version`` facet's, a run output's run id, or None."""
+    facets = appearance.dataset.facets
+    version_facet = facets.version if facets is not None else None
+    if version_facet is not None and not version_facet.deleted:
+        return version_facet.dataset_version
+    if appearance.role == "output" and isinstance(appearance.event.event, RunEvent):
+        return appearance.event.run_id or ""
+    return None
+
+
+def _versions_sent(batch: Batch) -> _VersionsSent:
+    """One row per (dataset, version) the appearances name; inputs note where theirs came from."""
+    sent = _VersionsSent()
     for index, appearance in enumerate(batch.appearances):
-        facets = appearance.dataset.facets
-        version_facet = facets.version if facets is not None else None
-        is_run_output = appearance.role == "output" and isinstance(appearance.event.event, RunEvent)
-        if version_facet is not None and not version_facet.deleted:
-            version = version_facet.dataset_version
-        elif is_run_output:
-            version = appearance.event.run_id or ""
-        else:
+        version = _version_of(appearance)
+        if version is None:
             continue
+        facets = appearance.dataset.facets
+        is_run_output = appearance.role == "output" and isinstance(appearance.event.event, RunEvent)
         dataset_id = batch.dataset_ids[appearance.key]
         lifecycle = facets.lifecycle_state_change if facets is not None else None
-        row = rows.setdefault(
+        row = sent.rows.setdefault(
             (dataset_id, version),
             {
                 "uuid": derived_uuid("dataset_version", *appearance.key, version),
@@ -607,54 +684,62 @@ def write_versions(connection: Connection, batch: Batch) -> None:
         if is_run_output:
             row["run_uuid"] = row["run_uuid"] or appearance.event.run_id
         row["schema_version_id"] = batch.schema_ids.get(
-            index, batch.dataset_state[dataset_id]["current_schema_version_id"]
+            index, batch.dataset_state[dataset_id].current_schema_version_id
         )
         if lifecycle is not None and not lifecycle.deleted:
             row["lifecycle_state"] = lifecycle.lifecycle_state_change
         version_facets = _version_facets(appearance.raw.get("facets"))
         if version_facets:
-            sent.setdefault((dataset_id, version), []).append(
+            sent.facets.setdefault((dataset_id, version), []).append(
                 (time_key(appearance.time), version_facets)
             )
-        wanted.append((index, (dataset_id, version)))
+        sent.wanted.append((index, (dataset_id, version)))
         if appearance.role == "input":
             batch.version_sources[index] = version_source(appearance.raw)
-    if rows:
-        existing = _existing_version_facets(connection, list(rows))
-        for key, row in rows.items():
-            # by event time, as a dataset's facets: a late, older event changes nothing
-            merged, times = existing.get(key, ({}, {}))
-            for time, version_facets in sent.get(key, []):
-                merged, times, _taken = merge_facets_at(merged, times, version_facets, time)
-            row["facets"], row["facet_times"] = merged or None, times or None
-        upserted = insert_returning(
-            connection, dataset_versions, [rows[key] for key in sorted(rows)], _upsert_versions
-        )
-        found = {(row.dataset_id, row.version): row.id for row in upserted}
-        for index, key in wanted:
-            batch.version_ids[index] = found[key]
+    return sent
 
+
+def _upsert_version_rows(connection: Connection, sent: _VersionsSent) -> dict[VersionKey, int]:
+    """Merge each version's facets into the stored ones and upsert the rows; their ids."""
+    existing = _existing_version_facets(connection, list(sent.rows))
+    for key, row in sent.rows.items():
+        # by event time, as a dataset's facets: a late, older event changes nothing
+        merged, times = existing.get(key, ({}, {}))
+        for time, version_facets in sent.facets.get(key, []):
+            merged, times, _taken = merge_facets_at(merged, times, version_facets, time)
+        row["facets"], row["facet_times"] = merged or None, times or None
+    upserted = insert_returning(
+        connection,
+        dataset_versions,
+        [sent.rows[key] for key in sorted(sent.rows)],
+        _upsert_versions,
+    )
+    return {(row.dataset_id, row.version): row.id for row in upserted}
+
+
+def _advance_current_versions(batch: Batch) -> None:
+    """Move each dataset's current version (and last modification) to the newest it was given."""
     for index, appearance in enumerate(batch.appearances):
         dataset_id = batch.dataset_ids[appearance.key]
         state = batch.dataset_state[dataset_id]
         if appearance.role == "output" and index in batch.version_ids:
             # the version of the newest event is current: a late, older run's output is history
-            current_at = state["current_version_at"]
+            current_at = state.current_version_at
             if current_at is None or appearance.time >= current_at:
-                state["current_version_id"] = batch.version_ids[index]
-                state["current_version_at"] = as_utc(appearance.time)
-                state["changed"] = True
+                state.current_version_id = batch.version_ids[index]
+                state.current_version_at = as_utc(appearance.time)
+                state.changed = True
             event = appearance.event.event
             if isinstance(event, RunEvent) and event.event_type == "COMPLETE":
-                last = state["last_modified_at"]
+                last = state.last_modified_at
                 if last is None or appearance.time > last:
-                    state["last_modified_at"] = as_utc(appearance.time)
-                    state["changed"] = True
+                    state.last_modified_at = as_utc(appearance.time)
+                    state.changed = True
         elif index in batch.version_ids:
             # an input or static dataset with a `version` facet: the first version we know of
-            if state["current_version_id"] is None:
-                state["current_version_id"] = batch.version_ids[index]
-                state["changed"] = True
+            if state.current_version_id is None:
+                state.current_version_id = batch.version_ids[index]
+                state.changed = True
 
 
 def _upsert_versions(statement: Any) -> Any:
@@ -709,66 +794,64 @@ def update_datasets(connection: Connection, batch: Batch) -> None:
             continue
         # facets from an event older than those kept change nothing, nor do the columns they give
         merged, times, taken = merge_facets_at(
-            state["facets"], state["facet_times"], sent, time_key(appearance.time)
+            state.facets, state.facet_times, sent, time_key(appearance.time)
         )
-        if times != state["facet_times"]:
-            state["facet_times"] = times
-            state["changed"] = True
-        if merged != state["facets"]:
-            state["facets"] = merged
-            state["changed"] = state["facets_changed"] = True
+        if times != state.facet_times:
+            state.facet_times = times
+            state.changed = True
+        if merged != state.facets:
+            state.facets = merged
+            state.changed = state.facets_changed = True
         source_id = (
             batch.source_ids.get(source_of(appearance)[0])
             if "dataSource" in taken and _data_source(appearance)
             else None
         )
         identity = stable_id(appearance.raw) if IDENTITY_FACET in taken else None
-        if identity is not None and identity != state["stable_id"]:
-            state["stable_id"] = identity
-            state["changed"] = True
-        if source_id is not None and source_id != state["source_id"]:
-            state["source_id"] = source_id
-            state["changed"] = True
+        if identity is not None and identity != state.stable_id:
+            state.stable_id = identity
+            state.changed = True
+        if source_id is not None and source_id != state.source_id:
+            state.source_id = source_id
+            state.changed = True
         facets = appearance.dataset.facets
         documentation = facets.documentation if facets is not None else None
         if documentation is not None and not documentation.deleted and "documentation" in taken:
-            if documentation.description != state["description"]:
-                state["description"] = documentation.description
-                state["changed"] = True
+            if documentation.description != state.description:
+                state.description = documentation.description
+                state.changed = True
     for state in batch.dataset_state.values():
-        if state["facets"] is not None and state["facets_digest"] is None:
-            state["changed"] = state["facets_changed"] = True  # stored without a digest: add it
+        if state.facets is not None and state.facets_digest is None:
+            state.changed = state.facets_changed = True  # stored without a digest: add it
     # the facets (often large: schema, column lineage) are only sent back when they changed
     for with_facets in (True, False):
         updates = [
             {
                 "b_id": dataset_id,
                 **(_facets_columns(batch, state) if with_facets else {}),
-                "facet_times": state["facet_times"] or None,  # small: in both updates
-                "source_id": state["source_id"],
-                "description": state["description"],
-                "current_version_id": state["current_version_id"],
-                "current_schema_version_id": state["current_schema_version_id"],
-                "last_modified_at": state["last_modified_at"],
-                "stable_id": state["stable_id"],
+                "facet_times": state.facet_times or None,  # small: in both updates
+                "source_id": state.source_id,
+                "description": state.description,
+                "current_version_id": state.current_version_id,
+                "current_schema_version_id": state.current_schema_version_id,
+                "last_modified_at": state.last_modified_at,
+                "stable_id": state.stable_id,
                 "is_hidden": False,
                 "updated_at": batch.now,
             }
             for dataset_id, state in sorted(batch.dataset_state.items())
-            if state["changed"] and state["facets_changed"] == with_facets
+            if state.changed and state.facets_changed == with_facets
         ]
-        unlocked = [
-            row["b_id"] for row in updates if not batch.dataset_state[row["b_id"]]["locked"]
-        ]
+        unlocked = [row["b_id"] for row in updates if not batch.dataset_state[row["b_id"]].locked]
         if unlocked:  # a change to a row read without its lock could undo another writer's
             raise AssertionError(f"datasets changed without their row lock: {unlocked}")
         if updates:
             update_many(connection, datasets, updates)
 
 
-def _facets_columns(batch: Batch, state: dict[str, Any]) -> dict[str, Any]:
+def _facets_columns(batch: Batch, state: DatasetState) -> dict[str, Any]:
     """The facets of a dataset to write back, with their digest (which the cache learns)."""
-    facets = state["facets"] or None
+    facets = state.facets or None
     if facets is None:
         return {"facets": None, "facets_digest": None}
     digest = event_digest(facets)

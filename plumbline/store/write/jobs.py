@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -11,7 +12,7 @@ from sqlalchemy.engine import Connection
 
 from plumbline.openlineage import TERMINAL_STATES, JobEvent, ParsedEvent, RunEvent, event_digest
 from plumbline.store.schema import job_dataset_edges, job_versions, jobs, namespaces
-from plumbline.store.write.context import Batch, Key, as_utc, derived_uuid
+from plumbline.store.write.context import Batch, JobState, Key, as_utc, derived_uuid
 from plumbline.store.write.facets import merge_facets_at, time_key
 from plumbline.store.write.upsert import (
     execute_many,
@@ -72,18 +73,23 @@ _LOCK_JOBS = (
 
 def _lock_jobs(connection: Connection, batch: Batch, keys: set[Key]) -> None:
     for row in select_in(connection, _LOCK_JOBS, [namespaces.c.name, jobs.c.name], keys):
-        state = row._asdict()
-        key = (state.pop("ns"), state.pop("name"))
-        state["facets"] = dict(state["facets"] or {})
-        state["facet_times"] = dict(state["facet_times"] or {})
-        state["parent_job_at"] = as_utc(state["parent_job_at"])
-        state["latest_run_at"] = as_utc(state["latest_run_at"])
-        state["current_version_at"] = as_utc(state["current_version_at"])
-        # a soft-deleted job that events mention again comes back, as in Marquez
-        state["changed"] = bool(state["is_hidden"])
-        state["is_hidden"] = False
-        batch.job_ids[key] = row.id
-        batch.job_state[row.id] = state
+        batch.job_ids[(row.ns, row.name)] = row.id
+        batch.job_state[row.id] = JobState(
+            id=row.id,
+            type=row.type,
+            description=row.description,
+            location=row.location,
+            facets=dict(row.facets or {}),
+            facet_times=dict(row.facet_times or {}),
+            parent_job_id=row.parent_job_id,
+            parent_job_at=as_utc(row.parent_job_at),
+            current_version_id=row.current_version_id,
+            current_version_at=as_utc(row.current_version_at),
+            latest_run_uuid=row.latest_run_uuid,
+            latest_run_at=as_utc(row.latest_run_at),
+            # a soft-deleted job that events mention again comes back, as in Marquez
+            changed=bool(row.is_hidden),
+        )
 
 
 def resolve_jobs(connection: Connection, batch: Batch) -> None:
@@ -120,11 +126,11 @@ def apply_job_facets(batch: Batch) -> None:
         event = parsed.event
         assert isinstance(event, RunEvent | JobEvent)
         state = batch.job_state[batch.job_ids[key]]
-        before = dict(state)
+        before = replace(state)
         # facets from an event older than those kept change nothing, nor do the columns they give
-        state["facets"], state["facet_times"], taken = merge_facets_at(
-            state["facets"],
-            state["facet_times"],
+        state.facets, state.facet_times, taken = merge_facets_at(
+            state.facets,
+            state.facet_times,
             parsed.raw["job"].get("facets"),
             time_key(parsed.event_time),
         )
@@ -132,21 +138,21 @@ def apply_job_facets(batch: Batch) -> None:
         if facets is not None:
             location = facets.source_code_location
             if location is not None and not location.deleted and "sourceCodeLocation" in taken:
-                state["location"] = location.url
+                state.location = location.url
             documentation = facets.documentation
             if documentation is not None and not documentation.deleted and "documentation" in taken:
-                state["description"] = documentation.description
+                state.description = documentation.description
             job_type = facets.job_type
             if job_type is not None and job_type.processing_type and "jobType" in taken:
-                state["type"] = _JOB_TYPES.get(job_type.processing_type.upper(), state["type"])
+                state.type = _JOB_TYPES.get(job_type.processing_type.upper(), state.type)
         parent = parent_job_key(parsed)
-        if parent is not None and parent != key and _not_older(parsed, state["parent_job_at"]):
-            state["parent_job_id"] = batch.job_ids[parent]
-            state["parent_job_at"] = as_utc(parsed.event_time)
-        if isinstance(event, RunEvent) and _not_older(parsed, state["latest_run_at"]):
-            state["latest_run_uuid"] = parsed.run_id
-            state["latest_run_at"] = as_utc(parsed.event_time)
-        state["changed"] = state["changed"] or state != before
+        if parent is not None and parent != key and _not_older(parsed, state.parent_job_at):
+            state.parent_job_id = batch.job_ids[parent]
+            state.parent_job_at = as_utc(parsed.event_time)
+        if isinstance(event, RunEvent) and _not_older(parsed, state.latest_run_at):
+            state.latest_run_uuid = parsed.run_id
+            state.latest_run_at = as_utc(parsed.event_time)
+        state.changed = state.changed or state != before
 
 
 def _not_older(parsed: ParsedEvent, known_at: datetime | None) -> bool:
@@ -174,7 +180,7 @@ def write_job_versions(connection: Connection, batch: Batch) -> dict[str, int]:
         key = batch.job_key(parsed)
         assert key is not None and isinstance(event, RunEvent | JobEvent)
         job_id = batch.job_ids[key]
-        location = batch.job_state[job_id]["location"]
+        location = batch.job_state[job_id].location
         inputs = _canonical(batch, event.inputs)
         outputs = _canonical(batch, event.outputs)
         version = _version_hash(location, inputs, outputs)
@@ -198,9 +204,9 @@ def write_job_versions(connection: Connection, batch: Batch) -> dict[str, int]:
             row["latest_run_at"] = as_utc(parsed.event_time)
             run_versions[parsed.run_id or ""] = (job_id, version)
         state = batch.job_state[job_id]
-        if _not_older(parsed, state["current_version_at"]):  # events are in event-time order
-            state["pending_version"] = (job_id, version)
-            state["current_version_at"] = as_utc(parsed.event_time)
+        if _not_older(parsed, state.current_version_at):  # events are in event-time order
+            state.pending_version = (job_id, version)
+            state.current_version_at = as_utc(parsed.event_time)
     if not rows:
         return {}
     upserted = insert_returning(
@@ -208,10 +214,10 @@ def write_job_versions(connection: Connection, batch: Batch) -> dict[str, int]:
     )
     ids = {(row.job_id, row.version): row.id for row in upserted}
     for state in batch.job_state.values():
-        pending = state.pop("pending_version", None)
+        pending, state.pending_version = state.pending_version, None
         if pending is not None:
-            state["current_version_id"] = ids[pending]
-            state["changed"] = True  # the version, or at least the time it is current from
+            state.current_version_id = ids[pending]
+            state.changed = True  # the version, or at least the time it is current from
     return {run_uuid: ids[key] for run_uuid, key in run_versions.items()}
 
 
@@ -243,10 +249,7 @@ def _upsert_job_versions(statement: Any) -> Any:
 def _canonical(batch: Batch, datasets: list[Any] | None) -> list[Key]:
     """The datasets' own names (an alias resolves to the dataset it names), sorted."""
     return sorted(
-        {
-            batch.dataset_state[batch.dataset_ids[(d.namespace, d.name)]]["key"]
-            for d in datasets or []
-        }
+        {batch.dataset_state[batch.dataset_ids[(d.namespace, d.name)]].key for d in datasets or []}
     )
 
 
@@ -255,22 +258,22 @@ def update_jobs(connection: Connection, batch: Batch) -> None:
     updates = [
         {
             "b_id": job_id,
-            "type": state["type"],
-            "description": state["description"],
-            "location": state["location"],
-            "facets": state["facets"] or None,
-            "facet_times": state["facet_times"] or None,
-            "parent_job_id": state["parent_job_id"],
-            "parent_job_at": state["parent_job_at"],
-            "current_version_id": state["current_version_id"],
-            "latest_run_uuid": state["latest_run_uuid"],
-            "latest_run_at": state["latest_run_at"],
-            "current_version_at": state["current_version_at"],
+            "type": state.type,
+            "description": state.description,
+            "location": state.location,
+            "facets": state.facets or None,
+            "facet_times": state.facet_times or None,
+            "parent_job_id": state.parent_job_id,
+            "parent_job_at": state.parent_job_at,
+            "current_version_id": state.current_version_id,
+            "latest_run_uuid": state.latest_run_uuid,
+            "latest_run_at": state.latest_run_at,
+            "current_version_at": state.current_version_at,
             "is_hidden": False,
             "updated_at": batch.now,
         }
         for job_id, state in sorted(batch.job_state.items())
-        if state["changed"]
+        if state.changed
     ]
     if not updates:
         return

@@ -48,7 +48,7 @@ def _lookup(connection: Connection, batch: Batch, names: list[str]) -> dict[str,
 
 def unhide_namespaces(connection: Connection, batch: Batch) -> None:
     """Namespaces the events write to again are no longer soft-deleted."""
-    names = {state["key"][0] for state in batch.dataset_state.values()}
+    names = {state.key[0] for state in batch.dataset_state.values()}
     names |= {key[0] for key in batch.job_ids}
     # only those seen hidden, or not looked up in this write, need the statement
     names = {n for n in names if n in batch.hidden_namespaces or n not in batch.namespace_ids}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, TypedDict
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -12,7 +12,7 @@ from plumbline.openlineage import TERMINAL_STATES, RunEvent
 from plumbline.openlineage.types import parse_datetime
 from plumbline.store.schema import jobs, namespaces, run_io, run_states, runs
 from plumbline.store.write.conflicts import Conflict, RunConflictError
-from plumbline.store.write.context import Appearance, Batch, Key, as_utc
+from plumbline.store.write.context import Appearance, Batch, Key, RunState, as_utc
 from plumbline.store.write.facets import merge_facets_at, time_key
 from plumbline.store.write.jobs import parent_job_key
 from plumbline.store.write.upsert import (
@@ -44,7 +44,6 @@ _PLAIN = (
     "error_language",
     "last_event_at",
 )
-_TIMES = ("nominal_start_time", "nominal_end_time", "started_at", "ended_at")
 _FACETS = ("facets", "facet_times", "job_facets", "job_facet_times")
 _STATE = (*_PLAIN, *_FACETS)
 
@@ -70,6 +69,30 @@ _RUN_IO = sa.select(
     run_io.c.read_at,
 )
 _RUN_STATES = sa.select(run_states.c.run_id, run_states.c.state, run_states.c.transitioned_at)
+
+
+def _loaded(row: sa.Row[Any]) -> RunState:
+    """A stored run's state, from its row (``_LOCK_RUNS``)."""
+    return RunState(
+        id=row.id,
+        uuid=row.uuid,
+        job_id=row.job_id,
+        job_version_id=row.job_version_id,
+        parent_run_uuid=row.parent_run_uuid,
+        current_state=row.current_state,
+        nominal_start_time=as_utc(row.nominal_start_time),
+        nominal_end_time=as_utc(row.nominal_end_time),
+        started_at=as_utc(row.started_at),
+        ended_at=as_utc(row.ended_at),
+        error_message=row.error_message,
+        error_stack=row.error_stack,
+        error_language=row.error_language,
+        last_event_at=as_utc(row.last_event_at),
+        facets=dict(row.facets or {}),
+        facet_times=dict(row.facet_times or {}),
+        job_facets=dict(row.job_facets or {}),
+        job_facet_times=dict(row.job_facet_times or {}),
+    )
 
 
 def _insert_runs(statement: Any) -> Any:
@@ -122,22 +145,16 @@ def resolve_runs(connection: Connection, batch: Batch) -> None:
     )
     for row in created:
         batch.run_ids[row.uuid] = row.id
-        batch.run_state[row.id] = {"id": row.id, "uuid": row.uuid} | dict.fromkeys(_STATE)
-        batch.run_state[row.id].update({column: {} for column in _FACETS})
-        batch.run_state[row.id]["job_id"] = wanted[row.uuid]
+        batch.run_state[row.id] = RunState(id=row.id, uuid=row.uuid, job_id=wanted[row.uuid])
     existing = wanted.keys() - {row.uuid for row in created}
     rows = select_in(connection, _LOCK_RUNS, [runs.c.uuid], existing) if existing else []
     for row in rows:
-        state = row._asdict()
-        for column in _FACETS:
-            state[column] = dict(state[column] or {})
-        for column in (*_TIMES, "last_event_at"):
-            state[column] = as_utc(state[column])
+        state = _loaded(row)
         owner = own.get(row.uuid)
         if owner is not None and owner != row.job_id:
             key = next(k for k, v in batch.job_ids.items() if v == owner)
             other = _job_name(connection, row.job_id)
-            if state["last_event_at"] is not None:  # the run has events of its own
+            if state.last_event_at is not None:  # the run has events of its own
                 raise RunConflictError(_reused(row.uuid, key, f"job {other}"))
             # known only from a child's parent facet: the run's own events say whose it is
             batch.conflicts.append(
@@ -148,11 +165,11 @@ def resolve_runs(connection: Connection, batch: Batch) -> None:
                     f"its own events are job {key[0]}:{key[1]}'s, so it moves there",
                 )
             )
-            state["job_id"] = owner
+            state.job_id = owner
         batch.run_ids[row.uuid] = row.id
         batch.run_state[row.id] = state
     for run_uuid, (job, key) in sorted(parents.items()):
-        if batch.run_state[batch.run_ids[run_uuid]]["job_id"] != job:
+        if batch.run_state[batch.run_ids[run_uuid]].job_id != job:
             batch.conflicts.append(
                 Conflict(
                     "parent_job_mismatch",
@@ -349,50 +366,52 @@ def write_run_states(connection: Connection, batch: Batch, job_versions: dict[st
         [run_states.c.run_id],
         touched,
     ):
-        history.setdefault(row.run_id, []).append((row.state, as_utc(row.transitioned_at)))  # type: ignore[arg-type]
+        history.setdefault(row.run_id, []).append((row.state, as_utc(row.transitioned_at)))
 
     for parsed in batch.run_events():
         event = parsed.event
         assert isinstance(event, RunEvent)
         state = batch.run_state[batch.run_ids[parsed.run_id or ""]]
         time_of = as_utc(parsed.event_time)
-        if state["last_event_at"] is None or time_of > state["last_event_at"]:
-            state["last_event_at"] = time_of
+        if state.last_event_at is None or time_of > state.last_event_at:
+            state.last_event_at = time_of
         # facets from an event older than those kept change nothing, nor do the columns they give
         time = time_key(parsed.event_time)
-        state["job_facets"], state["job_facet_times"], _ = merge_facets_at(
-            state["job_facets"], state["job_facet_times"], parsed.raw["job"].get("facets"), time
+        state.job_facets, state.job_facet_times, _ = merge_facets_at(
+            state.job_facets, state.job_facet_times, parsed.raw["job"].get("facets"), time
         )
-        state["facets"], state["facet_times"], taken = merge_facets_at(
-            state["facets"], state["facet_times"], parsed.raw["run"].get("facets"), time
+        state.facets, state.facet_times, taken = merge_facets_at(
+            state.facets, state.facet_times, parsed.raw["run"].get("facets"), time
         )
         facets = event.run.facets
         if facets is None:
             continue
         if facets.parent is not None and "parent" in taken:
-            state["parent_run_uuid"] = facets.parent.run.run_id.lower()
+            state.parent_run_uuid = facets.parent.run.run_id.lower()
         if facets.nominal_time is not None and "nominalTime" in taken:
             nominal = facets.nominal_time
-            state["nominal_start_time"] = as_utc(parse_datetime(nominal.nominal_start_time))
+            state.nominal_start_time = as_utc(parse_datetime(nominal.nominal_start_time))
             if nominal.nominal_end_time is not None:
-                state["nominal_end_time"] = as_utc(parse_datetime(nominal.nominal_end_time))
+                state.nominal_end_time = as_utc(parse_datetime(nominal.nominal_end_time))
         if facets.error_message is not None and "errorMessage" in taken:
-            state["error_message"] = facets.error_message.message
-            state["error_stack"] = facets.error_message.stack_trace
-            state["error_language"] = facets.error_message.programming_language
+            state.error_message = facets.error_message.message
+            state.error_stack = facets.error_message.stack_trace
+            state.error_language = facets.error_message.programming_language
 
     for run_uuid, version_id in job_versions.items():
-        batch.run_state[batch.run_ids[run_uuid]]["job_version_id"] = version_id
+        batch.run_state[batch.run_ids[run_uuid]].job_version_id = version_id
     for run_id, states in history.items():
         state = batch.run_state[run_id]
-        state.update(summarize(states))
+        summary = summarize(states)
+        state.current_state = summary["current_state"]
+        state.started_at, state.ended_at = summary["started_at"], summary["ended_at"]
         tied = _complete_and_fail_tied(states, new_transitions.get(run_id, set()))
         if tied is not None:
             batch.conflicts.append(
                 Conflict(
                     "complete_and_fail_same_time",
-                    state["uuid"],
-                    f"run {state['uuid']} has both COMPLETE and FAIL at {tied.isoformat()}: "
+                    state.uuid,
+                    f"run {state.uuid} has both COMPLETE and FAIL at {tied.isoformat()}: "
                     "it ends FAILED",
                 )
             )
@@ -409,8 +428,8 @@ def update_runs(connection: Connection, batch: Batch) -> None:
         updates.append(
             {
                 "b_id": run_id,
-                **{column: state[column] for column in _PLAIN},
-                **{column: state[column] or None for column in _FACETS},
+                **{column: getattr(state, column) for column in _PLAIN},
+                **{column: getattr(state, column) or None for column in _FACETS},
                 "updated_at": batch.now,
             }
         )
@@ -428,7 +447,15 @@ def _complete_and_fail_tied(
     return tied[0] if tied else None
 
 
-def summarize(states: list[tuple[str, datetime]]) -> dict[str, Any]:
+class RunSummary(TypedDict):
+    """What a run's transitions say about it."""
+
+    current_state: str | None
+    started_at: datetime | None
+    ended_at: datetime | None
+
+
+def summarize(states: list[tuple[str, datetime]]) -> RunSummary:
     """current_state, started_at and ended_at from a run's transitions, whatever their order."""
     terminal = [(t, _RANK[s], s) for s, t in states if s in TERMINAL_STATES]
     running = [(t, _RANK[s], s) for s, t in states if s not in TERMINAL_STATES]
