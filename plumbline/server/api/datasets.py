@@ -15,9 +15,9 @@ from plumbline.server.api.routing import (
     ReadAccess,
     Reader,
     StoreEngine,
-    WriteAccess,
     make_router,
 )
+from plumbline.server.api.tag_routes import add_tag_routes
 from plumbline.store.read import datasets
 from plumbline.store.write import hiding, tagging
 
@@ -104,73 +104,21 @@ def delete_dataset(
         return hiding.hide_dataset(conn, namespace, dataset)
 
 
-@router.post(BASE + "/{dataset}/tags/{tag}", response_model=Dataset, summary="Tag a dataset")
-def tag_dataset(
-    *,
-    namespace: str,
-    dataset: str,
-    tag: str,
-    engine: StoreEngine,
-    principal: WriteAccess,
-) -> dict:
-    principal.check_namespace(namespace)
-    with engine.begin() as conn:
-        tagging.tag_dataset(conn, namespace, dataset, tag)
-        return datasets.get_dataset(conn, namespace, dataset)
-
-
-@router.delete(
-    BASE + "/{dataset}/tags/{tag}", response_model=Dataset, summary="Remove a tag from a dataset"
-)
-def untag_dataset(
-    *,
-    namespace: str,
-    dataset: str,
-    tag: str,
-    engine: StoreEngine,
-    principal: WriteAccess,
-) -> dict:
-    principal.check_namespace(namespace)
-    with engine.begin() as conn:
-        tagging.tag_dataset(conn, namespace, dataset, tag, add=False)
-        return datasets.get_dataset(conn, namespace, dataset)
-
-
-@router.post(
-    BASE + "/{dataset}/fields/{field}/tags/{tag}",
+add_tag_routes(
+    router,
+    BASE + "/{dataset}/tags/{tag}",
+    names=("namespace", "dataset"),
+    thing="dataset",
     response_model=Dataset,
-    summary="Tag a field of a dataset",
+    tagger=tagging.tag_dataset,
+    answer=datasets.get_dataset,
 )
-def tag_field(
-    *,
-    namespace: str,
-    dataset: str,
-    field: str,
-    tag: str,
-    engine: StoreEngine,
-    principal: WriteAccess,
-) -> dict:
-    principal.check_namespace(namespace)
-    with engine.begin() as conn:
-        tagging.tag_field(conn, namespace, dataset, field, tag)
-        return datasets.get_dataset(conn, namespace, dataset)
-
-
-@router.delete(
+add_tag_routes(
+    router,
     BASE + "/{dataset}/fields/{field}/tags/{tag}",
+    names=("namespace", "dataset", "field"),
+    thing="field",
     response_model=Dataset,
-    summary="Remove a tag from a field of a dataset",
+    tagger=tagging.tag_field,
+    answer=datasets.get_dataset,
 )
-def untag_field(
-    *,
-    namespace: str,
-    dataset: str,
-    field: str,
-    tag: str,
-    engine: StoreEngine,
-    principal: WriteAccess,
-) -> dict:
-    principal.check_namespace(namespace)
-    with engine.begin() as conn:
-        tagging.tag_field(conn, namespace, dataset, field, tag, add=False)
-        return datasets.get_dataset(conn, namespace, dataset)

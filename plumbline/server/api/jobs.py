@@ -15,9 +15,9 @@ from plumbline.server.api.routing import (
     ReadAccess,
     Reader,
     StoreEngine,
-    WriteAccess,
     make_router,
 )
+from plumbline.server.api.tag_routes import add_tag_routes
 from plumbline.store.read import jobs, runs
 from plumbline.store.read.common import job_pk
 from plumbline.store.write import hiding, tagging
@@ -121,31 +121,12 @@ def delete_job(*, namespace: str, job: str, engine: StoreEngine, principal: Admi
         return hiding.hide_job(conn, namespace, job)
 
 
-@router.post(BASE + "/{job}/tags/{tag}", response_model=Job, summary="Tag a job")
-def tag_job(
-    *,
-    namespace: str,
-    job: str,
-    tag: str,
-    engine: StoreEngine,
-    principal: WriteAccess,
-) -> dict:
-    principal.check_namespace(namespace)
-    with engine.begin() as conn:
-        tagging.tag_job(conn, namespace, job, tag)
-        return jobs.get_job(conn, namespace, job)
-
-
-@router.delete(BASE + "/{job}/tags/{tag}", response_model=Job, summary="Remove a tag from a job")
-def untag_job(
-    *,
-    namespace: str,
-    job: str,
-    tag: str,
-    engine: StoreEngine,
-    principal: WriteAccess,
-) -> dict:
-    principal.check_namespace(namespace)
-    with engine.begin() as conn:
-        tagging.tag_job(conn, namespace, job, tag, add=False)
-        return jobs.get_job(conn, namespace, job)
+add_tag_routes(
+    router,
+    BASE + "/{job}/tags/{tag}",
+    names=("namespace", "job"),
+    thing="job",
+    response_model=Job,
+    tagger=tagging.tag_job,
+    answer=jobs.get_job,
+)

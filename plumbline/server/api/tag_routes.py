@@ -1,0 +1,79 @@
+"""One factory for the tag routes of datasets, dataset fields and jobs.
+
+``POST …/tags/{tag}`` adds the tag (creating an unknown tag, as Marquez does), ``DELETE`` removes it;
+both need the ``write`` scope and the namespace, and answer the tagged dataset or job as it is now.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from fastapi import APIRouter
+from sqlalchemy.engine import Connection, Engine
+
+from plumbline.server.api.routing import StoreEngine, WriteAccess
+from plumbline.server.auth import Principal
+
+# tagging.tag_dataset(conn, namespace, name, tag, add=…) and its siblings
+Tagger = Callable[..., None]
+# the answer, from the first two path parameters: get_dataset(conn, namespace, name), get_job(…)
+Answer = Callable[[Connection, str, str], Any]
+
+
+def add_tag_routes(
+    router: APIRouter,
+    path: str,
+    *,
+    names: Sequence[str],
+    thing: str,
+    response_model: Any,
+    tagger: Tagger,
+    answer: Answer,
+) -> None:
+    """Add ``POST`` and ``DELETE`` on ``path`` (which ends with ``/tags/{tag}``).
+
+    ``names`` are the path's other parameters in order, the namespace first; the routes are named
+    ``tag_<thing>`` and ``untag_<thing>`` (their OpenAPI operation ids).
+    """
+    for add in (True, False):
+        router.add_api_route(
+            path,
+            _endpoint(names, add, tagger, answer),
+            methods=["POST" if add else "DELETE"],
+            response_model=response_model,
+            summary=f"Tag {thing_phrase(thing)}"
+            if add
+            else f"Remove a tag from {thing_phrase(thing)}",
+            name=f"{'tag' if add else 'untag'}_{thing}",
+        )
+
+
+def thing_phrase(thing: str) -> str:
+    """How a summary names the tagged thing: ``a dataset``, ``a field of a dataset``, ``a job``."""
+    return {"field": "a field of a dataset"}.get(thing, f"a {thing}")
+
+
+def _endpoint(
+    names: Sequence[str], add: bool, tagger: Tagger, answer: Answer
+) -> Callable[..., Any]:
+    def endpoint(**params: Any) -> Any:
+        principal: Principal = params["principal"]
+        engine: Engine = params["engine"]
+        values = [params[name] for name in names]
+        principal.check_namespace(values[0])
+        with engine.begin() as conn:
+            tagger(conn, *values, params["tag"], add=add)
+            return answer(conn, values[0], values[1])
+
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    endpoint.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [inspect.Parameter(name, keyword, annotation=str) for name in (*names, "tag")]
+        + [
+            inspect.Parameter("engine", keyword, annotation=StoreEngine),
+            inspect.Parameter("principal", keyword, annotation=WriteAccess),
+        ],
+        return_annotation=dict,
+    )
+    return endpoint
