@@ -129,6 +129,9 @@ class _Extraction:
     def write_output(self) -> DatasetFacts | None:
         cmd, name = self.analyzed, self.root.name
         names = output_names(self.root)
+        if names is None and "outputColumnNames" in self.root.fields:  # cut short in the JSON
+            names = jvm.string_seq(cmd.outputColumnNames())
+            self.root.fields["outputColumnNames"] = names
         mode = str(cmd.mode().toString()) if name in WRITES_WITH_MODE else None
         facts: DatasetFacts | None = None
         if name == "InsertIntoHadoopFsRelationCommand":

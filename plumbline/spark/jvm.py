@@ -44,6 +44,13 @@ def scala_seq(seq: Any) -> list[Any]:
     return [seq.apply(i) for i in range(int(seq.size()))]
 
 
+def string_seq(seq: Any) -> list[str]:
+    """A Scala Seq of strings as a Python list, in one round trip."""
+    if int(seq.size()) == 0:
+        return []
+    return str(seq.mkString("\u001f")).split("\u001f")
+
+
 def option(opt: Any) -> Any | None:
     """The content of a Scala Option, or None."""
     return opt.get() if opt is not None and opt.isDefined() else None

@@ -15,6 +15,7 @@ from `vocabulary`; a node of a kind absent from the tables passes its children's
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -38,6 +39,8 @@ _DIRECT_RANK = {IDENTITY: 0, TRANSFORMATION: 1, AGGREGATION: 2}
 Transformation = tuple[str, str]  # (type, subtype)
 InputField = tuple[str, str]  # (dataset key, field name)
 Deps = dict[InputField, set[Transformation]]
+# how Spark's string of a long list ends when it was cut short (`maxToStringFields`)
+TRUNCATED = re.compile(r"\.\.\. \d+ more fields?\]?$")
 # the input fields one column of a source leaf reads (empty: the leaf reads no dataset)
 SourceOf = Callable[[Node, str], Deps]
 
@@ -199,9 +202,15 @@ def write_query(root: Node) -> Node | None:
 
 
 def output_names(root: Node) -> list[str] | None:
-    """The column names a write command gives its query's output (`outputColumnNames`)."""
+    """The column names a write command gives its query's output (`outputColumnNames`).
+
+    None when the plan has none, or when Spark cut the list short (`… 275 more fields`, past
+    `spark.sql.debug.maxToStringFields`): the caller reads the full list from the JVM.
+    """
     text = root.fields.get("outputColumnNames")
-    if not isinstance(text, str) or not text.startswith("["):
+    if isinstance(text, list):
+        return [str(name) for name in text]
+    if not isinstance(text, str) or not text.startswith("[") or TRUNCATED.search(text):
         return None
     inner = text.strip()[1:-1]
     return [c.strip() for c in inner.split(",")] if inner.strip() else []
