@@ -28,18 +28,21 @@ from plumbline.analysis.model import (
     LastVersion,
     Transformation,
 )
-from plumbline.store.read import impact as q
-from plumbline.store.read.common import dataset_pk, job_pk
-from plumbline.store.read.errors import InvalidArgumentError, NotFoundError
-from plumbline.store.read.nodeids import (
+from plumbline.store import (
+    InvalidArgumentError,
     NodeId,
+    NotFoundError,
+    VisibleTo,
     dataset_node,
+    dataset_pk,
     field_node,
+    field_walk,
     job_node,
+    job_pk,
+    job_walk,
     resolve_node_id,
 )
-from plumbline.store.read.visibility import VisibleTo
-from plumbline.store.read.walks import field_walk, job_walk
+from plumbline.store.read import impact as q
 
 MAX_DEPTH = 50
 DIRECTIONS = ("downstream", "upstream")

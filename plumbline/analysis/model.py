@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from plumbline.store.read.common import iso
+from plumbline.store import iso
 
 
 @dataclass(frozen=True)

@@ -27,11 +27,16 @@ from plumbline.analysis.rerun_model import (
     RunToRedo,
     VersionUse,
 )
+from plumbline.store import (
+    InvalidArgumentError,
+    VisibleTo,
+    dataset_pk,
+    iso,
+    job_pk,
+    resolve_node_id,
+)
 from plumbline.store.read import rerun as q
-from plumbline.store.read.common import dataset_pk, iso, job_pk
-from plumbline.store.read.errors import InvalidArgumentError
 from plumbline.store.read.impact import readable_jobs
-from plumbline.store.read.nodeids import resolve_node_id
 from plumbline.store.read.runs import run_pk_by_uuid
 from plumbline.store.read.versions import (
     RunVersion,
@@ -41,7 +46,6 @@ from plumbline.store.read.versions import (
     versions_by_id,
     versions_since,
 )
-from plumbline.store.read.visibility import VisibleTo
 
 
 def rerun_plan(

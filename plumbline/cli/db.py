@@ -9,7 +9,7 @@ import click
 from sqlalchemy.engine import Engine
 
 from plumbline.cli.options import db_option
-from plumbline.store.engine import create_store_engine, default_db_url
+from plumbline.store import create_store_engine, default_db_url
 
 
 @click.group()
@@ -21,9 +21,8 @@ def db() -> None:
 @db_option
 def upgrade(db_url: str | None) -> None:
     """Migrate the database to the newest schema."""
-    from plumbline.store.errors import StoreError
-    from plumbline.store.migrate import current_revision
-    from plumbline.store.migrate import upgrade as run_upgrade
+    from plumbline.store import StoreError, current_revision
+    from plumbline.store import upgrade as run_upgrade
 
     engine = _reachable(db_url)
     before = current_revision(engine)
@@ -79,7 +78,7 @@ def prune(
 
     Lineage (datasets, jobs, fields, edges) is never pruned, and every job keeps its latest run.
     """
-    from plumbline.store.write.prune import prune as run_prune
+    from plumbline.store import prune as run_prune
 
     if (older_than is None) == (before_text is None):
         raise click.UsageError("give exactly one of --older-than and --before")
@@ -107,8 +106,7 @@ def _reachable(db_url: str | None) -> Engine:
 
 def _store_at_newest_schema(db_url: str | None) -> Engine:
     """The store's engine, once its schema is known to be this plumbline's newest."""
-    from plumbline.store.errors import StoreError
-    from plumbline.store.migrate import check_not_newer, current_revision, head_revision
+    from plumbline.store import StoreError, check_not_newer, current_revision, head_revision
 
     engine = _reachable(db_url)
     try:
@@ -134,8 +132,8 @@ def renormalize(db_url: str | None, dry_run: bool) -> None:
     """
     from sqlalchemy.exc import DBAPIError
 
+    from plumbline.store import failed_events
     from plumbline.store.write import StoreWriter
-    from plumbline.store.write.normalizer import failed_events
 
     engine = _store_at_newest_schema(db_url)
     with engine.connect() as connection:

@@ -65,11 +65,13 @@ def demo(db_url: str | None, scale: float, host: str, port: int, no_serve: bool)
         raise click.ClickException(
             "plumbline demo needs PySpark: pip install 'plumbline[spark]'"
         ) from exc
-    from plumbline.server.app import create_app
-    from plumbline.server.gc_schedule import schedule_full_collections
-    from plumbline.server.runner import BackgroundServer
-    from plumbline.server.settings import ServerSettings
-    from plumbline.store.errors import StoreError
+    from plumbline.server import (
+        BackgroundServer,
+        ServerSettings,
+        create_app,
+        schedule_full_collections,
+    )
+    from plumbline.store import StoreError
 
     console = Console()
     directory = demo_dir()

@@ -8,8 +8,8 @@ import sys
 import click
 
 from plumbline.cli.options import db_option
-from plumbline.server.config import ConfigError, build_settings
-from plumbline.store.engine import default_db_url, is_sqlite
+from plumbline.server import ConfigError, build_settings
+from plumbline.store import default_db_url, is_sqlite
 
 
 @click.command()
@@ -79,11 +79,15 @@ def serve(
     config_file: str | None,
 ) -> None:
     """Run the OpenLineage-compatible lineage server."""
-    from plumbline.server.app import create_app
-    from plumbline.server.gc_schedule import schedule_full_collections
-    from plumbline.server.runner import base_url, bind_socket, uvicorn_server
-    from plumbline.server.workers import run_workers
-    from plumbline.store.errors import StoreError
+    from plumbline.server import (
+        base_url,
+        bind_socket,
+        create_app,
+        run_workers,
+        schedule_full_collections,
+        uvicorn_server,
+    )
+    from plumbline.store import StoreError
 
     try:
         settings = build_settings(

@@ -6,13 +6,12 @@ import click
 from sqlalchemy.engine import Engine
 
 from plumbline.cli.options import db_option
-from plumbline.store.engine import create_store_engine, default_db_url
+from plumbline.store import create_store_engine, default_db_url
 
 
 def _engine(db_url: str | None) -> Engine:
     """The store at ``db_url``, migrated (tokens live in the store's database)."""
-    from plumbline.store.errors import StoreError
-    from plumbline.store.migrate import upgrade
+    from plumbline.store import StoreError, upgrade
 
     engine = create_store_engine(db_url or default_db_url())
     try:
@@ -45,7 +44,7 @@ def token() -> None:
 )
 def create(db_url: str | None, name: str, scope: str, namespaces: tuple[str, ...]) -> None:
     """Create a token and print it (alone, on the last line). It is shown only once."""
-    from plumbline.server.tokens import TokenError, create_token
+    from plumbline.server import TokenError, create_token
 
     engine = _engine(db_url)
     try:
@@ -66,7 +65,7 @@ def list_(db_url: str | None) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from plumbline.server.tokens import list_tokens
+    from plumbline.server import list_tokens
 
     engine = _engine(db_url)
     try:
@@ -91,7 +90,7 @@ def list_(db_url: str | None) -> None:
 @click.argument("name")
 def revoke(db_url: str | None, name: str) -> None:
     """Revoke the token NAME; requests with it get 401 from then on."""
-    from plumbline.server.tokens import TokenError, revoke_token
+    from plumbline.server import TokenError, revoke_token
 
     engine = _engine(db_url)
     try:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from plumbline.errors import PlumblineError
 
-class DemoError(Exception):
+
+class DemoError(PlumblineError):
     """The demo could not run to the end."""
 
 

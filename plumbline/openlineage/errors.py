@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from plumbline.errors import PlumblineError
 
-class OpenLineageError(Exception):
+
+class OpenLineageError(PlumblineError):
     """Base class of the wire model's errors."""
 
 

@@ -16,8 +16,7 @@ from plumbline.server.catalog import routes as catalog_routes
 from plumbline.server.errors import install_error_handlers
 from plumbline.server.fresh_reads import FreshReads
 from plumbline.server.settings import ServerSettings
-from plumbline.store.engine import create_store_engine
-from plumbline.store.migrate import upgrade
+from plumbline.store import create_store_engine, upgrade
 from plumbline.store.write import writer_for
 
 logger = logging.getLogger(__name__)
@@ -26,8 +25,7 @@ logger = logging.getLogger(__name__)
 def create_app(settings: ServerSettings) -> FastAPI:
     """Build the server for ``settings``: opens the store and migrates it to the newest schema."""
     engine = create_store_engine(settings.db_url)
-    # its settings (PLUMBLINE_WRITER_THREADS) are checked before anything
-    writer = writer_for(engine) if settings.store else None
+    writer = writer_for(engine, settings.writer_threads) if settings.store else None
     upgrade(engine)
 
     @asynccontextmanager

@@ -1,6 +1,8 @@
-"""Build :class:`ServerSettings` from `plumbline serve` flags and an optional TOML config file.
+"""Build :class:`ServerSettings` from `plumbline serve` flags, an optional TOML config file and
+the environment: the only place the server's settings are read from outside.
 
-Flags override the file. The file may hold ``[[forward]]`` tables (url, api_key, headers) and
+Flags override the file. The environment gives ``PLUMBLINE_WRITER_THREADS`` and, when the file has
+no ``[outbox]`` table, ``PLUMBLINE_OUTBOX_*`` (see :data:`~plumbline.server.outbox.policy.ENV_VARS`). The file may hold ``[[forward]]`` tables (url, api_key, headers) and
 ``[catalog.NAME]`` tables (pyiceberg properties), an ``[outbox]`` table (retry policy, see
 :class:`OutboxPolicy`), and the top-level keys ``db``, ``host``, ``port``,
 ``auth``, ``store``, ``max_body_bytes``.
@@ -9,15 +11,18 @@ Flags override the file. The file may hold ``[[forward]]`` tables (url, api_key,
 from __future__ import annotations
 
 import ipaddress
+import os
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from plumbline.errors import PlumblineError
 from plumbline.server.outbox.policy import OutboxPolicy
 from plumbline.server.settings import DEFAULT_MAX_BODY_BYTES, ForwardTarget, ServerSettings
 
 
-class ConfigError(Exception):
+class ConfigError(PlumblineError):
     """A setting or config file that cannot be used; the message says which and why."""
 
 
@@ -68,8 +73,11 @@ def build_settings(
     catalog_options: tuple[str, ...] = (),
     max_body_bytes: int | None = None,
     config_file: str | Path | None = None,
+    environ: Mapping[str, str] | None = None,
 ) -> ServerSettings:
-    """Merge the config file (if any) and flags into settings, checking the auth rule."""
+    """Merge the config file (if any), flags and ``environ`` (default: the process environment)
+    into settings, checking the auth rule."""
+    environ = os.environ if environ is None else environ
     file_config = load_config_file(config_file) if config_file else {}
     host = host or file_config.get("host", "127.0.0.1")
     port = port if port is not None else int(file_config.get("port", 5000))
@@ -89,13 +97,10 @@ def build_settings(
     for option in catalog_options:
         name, properties = parse_catalog_option(option)
         catalogs[name] = properties
-    try:
-        outbox = OutboxPolicy.from_dict(file_config["outbox"]) if "outbox" in file_config else None
-    except (TypeError, ValueError) as exc:
-        raise ConfigError(f"config file {config_file}: {exc}") from exc
     return ServerSettings(
         db_url=db_url,
-        outbox=outbox,
+        outbox=_outbox_policy(file_config, config_file, environ),
+        writer_threads=_writer_threads(environ),
         host=host,
         port=port,
         auth=auth,
@@ -105,6 +110,33 @@ def build_settings(
         max_body_bytes=max_body_bytes
         or int(file_config.get("max_body_bytes", DEFAULT_MAX_BODY_BYTES)),
     )
+
+
+def _outbox_policy(
+    file_config: dict[str, Any], config_file: str | Path | None, environ: Mapping[str, str]
+) -> OutboxPolicy:
+    """The config file's ``[outbox]`` table, else ``PLUMBLINE_OUTBOX_*`` over the defaults."""
+    if "outbox" in file_config:
+        try:
+            return OutboxPolicy.from_dict(file_config["outbox"])
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"config file {config_file}: {exc}") from exc
+    try:
+        return OutboxPolicy.from_env(environ)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"PLUMBLINE_OUTBOX_*: {exc}") from exc
+
+
+def _writer_threads(environ: Mapping[str, str]) -> int | None:
+    """``PLUMBLINE_WRITER_THREADS`` (None when unset: the store's default)."""
+    configured = environ.get("PLUMBLINE_WRITER_THREADS", "").strip()
+    if not configured:
+        return None
+    if not configured.isdigit() or int(configured) < 1:
+        raise ConfigError(
+            f"PLUMBLINE_WRITER_THREADS must be a whole number of at least 1, not {configured!r}"
+        )
+    return int(configured)
 
 
 def _forward_target(entry: Any) -> ForwardTarget:

@@ -11,6 +11,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from plumbline.errors import PlumblineError
+
 
 @dataclass(frozen=True)
 class FieldError:
@@ -24,7 +26,7 @@ class FieldError:
         return {"index": self.index, "field": self.field, "message": self.message}
 
 
-class APIError(Exception):
+class APIError(PlumblineError):
     """An error answered to the client as JSON with a 4xx/5xx status."""
 
     def __init__(self, status: int, message: str, errors: list[FieldError] | None = None) -> None:

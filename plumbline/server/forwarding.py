@@ -58,14 +58,9 @@ def enqueue(
 
 
 def outbox_policy(app: FastAPI) -> OutboxPolicy:
-    """The app's retry policy: ``app.state.outbox_policy``, else the settings', else the
-    ``PLUMBLINE_OUTBOX_*`` environment (read once at start-up) over the defaults."""
-    policy = getattr(app.state, "outbox_policy", None)
-    if policy is None:
-        policy = getattr(app.state.settings, "outbox", None)
-    if not isinstance(policy, OutboxPolicy):
-        policy = app.state.outbox_policy = OutboxPolicy.from_env()
-    return policy
+    """The app's retry policy (its settings')."""
+    settings: ServerSettings = app.state.settings
+    return settings.outbox
 
 
 @asynccontextmanager

@@ -16,8 +16,8 @@ from sqlalchemy.engine import Engine
 from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from plumbline.store import pending_mark, pending_up_to
 from plumbline.store.write import StoreWriter
-from plumbline.store.write.normalizer import pending_mark, pending_up_to
 
 READ_WAIT_SECONDS = 10.0
 PENDING_HEADER = b"plumbline-pending-events"

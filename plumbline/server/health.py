@@ -6,7 +6,7 @@ from fastapi import APIRouter, Request
 
 from plumbline import __version__
 from plumbline.server.errors import APIError
-from plumbline.store.engine import ping
+from plumbline.store import ping
 
 router = APIRouter(tags=["health"])
 

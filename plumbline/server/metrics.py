@@ -16,8 +16,8 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
 from plumbline.openlineage.urls import redact_url
-from plumbline.store.write.conflicts import counts as conflict_counts
-from plumbline.store.write.normalizer import normalization_backlog
+from plumbline.store import normalization_backlog
+from plumbline.store.write import conflicts
 
 router = APIRouter(tags=["metrics"])
 
@@ -124,7 +124,7 @@ class _ConflictCollector:
             "kept, marked failed), parent_job_mismatch, complete_and_fail_same_time (ends FAILED).",
             labels=["kind"],
         )
-        for kind, value in conflict_counts().items():
+        for kind, value in conflicts.counts().items():
             family.add_metric([kind], value)
         yield family
 

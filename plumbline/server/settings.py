@@ -1,4 +1,5 @@
-"""Settings of one server process, built by `plumbline serve` (flags, config file) or by tests."""
+"""Settings of one server process, built by `plumbline serve` (flags, config file, environment:
+see :func:`plumbline.server.config.build_settings`) or by tests. The server reads nothing else."""
 
 from __future__ import annotations
 
@@ -34,5 +35,7 @@ class ServerSettings:
     catalogs: dict[str, dict[str, Any]] = field(default_factory=dict)
     # graph endpoints cut their result at this many nodes and say so
     max_graph_nodes: int = 2000
-    # retry policy of the forwarding outbox (None: defaults and PLUMBLINE_OUTBOX_* variables)
-    outbox: OutboxPolicy | None = None
+    # retry policy of the forwarding outbox
+    outbox: OutboxPolicy = OutboxPolicy()
+    # threads that store accepted events raw, on PostgreSQL (None: two; SQLite always has one)
+    writer_threads: int | None = None

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 
 from sqlalchemy.engine import Connection, Engine
 
+from plumbline.errors import PlumblineError
 from plumbline.store import tokens as stored
 from plumbline.store.tokens import TokenInfo, list_tokens, touch_token
 
@@ -36,7 +37,7 @@ SCOPES = ("read", "write", "admin")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,254}$")
 
 
-class TokenError(Exception):
+class TokenError(PlumblineError):
     """A token operation that cannot be done (bad name or scope, duplicate, unknown token)."""
 
 

@@ -6,8 +6,10 @@ that the capture's own code can tell its failures apart from everything else.
 
 from __future__ import annotations
 
+from plumbline.errors import PlumblineError
 
-class CaptureError(Exception):
+
+class CaptureError(PlumblineError):
     """Base class of every error raised by plumbline.spark."""
 
 

@@ -1,1 +1,133 @@
-"""plumbline.store"""
+"""plumbline.store: the lineage store (schema, migrations, write path, read path).
+
+Other packages use only the names in ``__all__`` here and in the ``__all__`` of
+:mod:`plumbline.store.read` (one query module per kind of read) and :mod:`plumbline.store.write`;
+a module listed there (``tokens``, ``outbox``, ``read.datasets``, ``write.conflicts``, …) is public
+too, except its names with a leading underscore. Every other module of the package is internal
+and may change without notice. ``tests/test_surfaces.py`` checks that
+other packages keep to this surface.
+
+Names are imported on first use (see :mod:`plumbline._exports`): importing the package is cheap.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from plumbline._exports import load_export
+
+if TYPE_CHECKING:
+    from plumbline.store import outbox, read, tokens, write
+    from plumbline.store.engine import create_store_engine, default_db_url, is_sqlite, ping
+    from plumbline.store.errors import SchemaTooNewError, StoreError
+    from plumbline.store.migrate import check_not_newer, current_revision, head_revision, upgrade
+    from plumbline.store.read.common import dataset_pk, iso, job_pk, utc
+    from plumbline.store.read.errors import InvalidArgumentError, NotFoundError, ReadError
+    from plumbline.store.read.gcpause import gc_paused
+    from plumbline.store.read.nodeids import (
+        NodeId,
+        dataset_node,
+        field_node,
+        job_node,
+        resolve_node_id,
+    )
+    from plumbline.store.read.visibility import VisibleTo
+    from plumbline.store.read.walks import field_walk, job_walk
+    from plumbline.store.write.normalizer import (
+        NormalizeError,
+        failed_events,
+        normalization_backlog,
+        pending_mark,
+        pending_up_to,
+    )
+    from plumbline.store.write.prune import prune
+    from plumbline.store.write.writer import StoreWriter, WriteResult, writer_for
+
+# public name -> the module that defines it (a name mapped to "plumbline.store.<name>" is a module)
+_EXPORTS = {
+    "create_store_engine": "plumbline.store.engine",
+    "default_db_url": "plumbline.store.engine",
+    "is_sqlite": "plumbline.store.engine",
+    "ping": "plumbline.store.engine",
+    "SchemaTooNewError": "plumbline.store.errors",
+    "StoreError": "plumbline.store.errors",
+    "check_not_newer": "plumbline.store.migrate",
+    "current_revision": "plumbline.store.migrate",
+    "head_revision": "plumbline.store.migrate",
+    "upgrade": "plumbline.store.migrate",
+    "outbox": "plumbline.store.outbox",
+    "read": "plumbline.store.read",
+    "dataset_pk": "plumbline.store.read.common",
+    "iso": "plumbline.store.read.common",
+    "job_pk": "plumbline.store.read.common",
+    "utc": "plumbline.store.read.common",
+    "InvalidArgumentError": "plumbline.store.read.errors",
+    "NotFoundError": "plumbline.store.read.errors",
+    "ReadError": "plumbline.store.read.errors",
+    "gc_paused": "plumbline.store.read.gcpause",
+    "dataset_node": "plumbline.store.read.nodeids",
+    "field_node": "plumbline.store.read.nodeids",
+    "job_node": "plumbline.store.read.nodeids",
+    "NodeId": "plumbline.store.read.nodeids",
+    "resolve_node_id": "plumbline.store.read.nodeids",
+    "VisibleTo": "plumbline.store.read.visibility",
+    "field_walk": "plumbline.store.read.walks",
+    "job_walk": "plumbline.store.read.walks",
+    "tokens": "plumbline.store.tokens",
+    "write": "plumbline.store.write",
+    "failed_events": "plumbline.store.write.normalizer",
+    "normalization_backlog": "plumbline.store.write.normalizer",
+    "NormalizeError": "plumbline.store.write.normalizer",
+    "pending_mark": "plumbline.store.write.normalizer",
+    "pending_up_to": "plumbline.store.write.normalizer",
+    "prune": "plumbline.store.write.prune",
+    "StoreWriter": "plumbline.store.write.writer",
+    "writer_for": "plumbline.store.write.writer",
+    "WriteResult": "plumbline.store.write.writer",
+}
+
+__all__ = [
+    "check_not_newer",
+    "create_store_engine",
+    "current_revision",
+    "dataset_node",
+    "dataset_pk",
+    "default_db_url",
+    "failed_events",
+    "field_node",
+    "field_walk",
+    "gc_paused",
+    "head_revision",
+    "InvalidArgumentError",
+    "is_sqlite",
+    "iso",
+    "job_node",
+    "job_pk",
+    "job_walk",
+    "NodeId",
+    "normalization_backlog",
+    "NormalizeError",
+    "NotFoundError",
+    "outbox",
+    "pending_mark",
+    "pending_up_to",
+    "ping",
+    "prune",
+    "read",
+    "ReadError",
+    "resolve_node_id",
+    "SchemaTooNewError",
+    "StoreError",
+    "StoreWriter",
+    "tokens",
+    "upgrade",
+    "utc",
+    "VisibleTo",
+    "write",
+    "writer_for",
+    "WriteResult",
+]
+
+
+def __getattr__(name: str) -> object:
+    return load_export(__name__, _EXPORTS, name)

@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import platformdirs
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-ENV_DB_URL = "PLUMBLINE_DB"
-
 
 def default_db_url() -> str:
-    """`PLUMBLINE_DB`, else an SQLite file in the user's data directory."""
-    env = os.environ.get(ENV_DB_URL)
-    if env:
-        return env
+    """An SQLite file in the user's data directory (the command line's ``--db`` option reads
+    ``PLUMBLINE_DB`` first)."""
     data_dir = Path(platformdirs.user_data_dir("plumbline"))
     data_dir.mkdir(parents=True, exist_ok=True)
     return f"sqlite:///{data_dir / 'plumbline.db'}"
@@ -43,12 +38,11 @@ def _set_sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-u
     cursor.close()
 
 
-def create_store_engine(url: str | None = None) -> Engine:
-    """An engine for the store at ``url`` (default: :func:`default_db_url`).
+def create_store_engine(url: str) -> Engine:
+    """An engine for the store at ``url``.
 
     SQLite runs in WAL mode with foreign keys on; the parent directory of a file database is created.
     """
-    url = url or default_db_url()
     parsed = sa.make_url(url)
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":

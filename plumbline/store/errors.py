@@ -1,7 +1,9 @@
 """Errors of the store package."""
 
+from plumbline.errors import PlumblineError
 
-class StoreError(Exception):
+
+class StoreError(PlumblineError):
     """Base class of the store's errors."""
 
 

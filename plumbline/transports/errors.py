@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from plumbline.errors import PlumblineError
 
-class TransportError(Exception):
+
+class TransportError(PlumblineError):
     """An event could not be delivered.
 
     `retryable` is True for failures worth another attempt (connection errors, timeouts, 5xx);

@@ -106,8 +106,7 @@ def test_failures_back_off_then_go_dead_and_can_be_retried(
     make_server, downstream: Downstream
 ) -> None:
     downstream.fail_with = 503
-    server = make_server(forward=(ForwardTarget(url=downstream.url),))
-    server.app.state.outbox_policy = FAST
+    server = make_server(forward=(ForwardTarget(url=downstream.url),), outbox=FAST)
     _enqueue(server.app, [(_body("run-a", 1), "run-a"), (_body("run-b", 2), "run-b")])
 
     deadline = time.monotonic() + 20
@@ -148,8 +147,7 @@ def test_failures_back_off_then_go_dead_and_can_be_retried(
 
 def test_a_4xx_answer_is_final_at_once(make_server, downstream: Downstream) -> None:
     downstream.fail_with = 400
-    server = make_server(forward=(ForwardTarget(url=downstream.url),))
-    server.app.state.outbox_policy = FAST
+    server = make_server(forward=(ForwardTarget(url=downstream.url),), outbox=FAST)
     _enqueue(server.app, [(_body("run-a", 1), "run-a")])
     deadline = time.monotonic() + 10
     while _status(server.url)["targets"][0]["dead"] < 1:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from plumbline.server.config import ConfigError, build_settings
+from plumbline.server.outbox.policy import OutboxPolicy
 from plumbline.server.settings import ForwardTarget
 
 REPO = Path(__file__).resolve().parents[2]
@@ -100,11 +101,27 @@ uri = "sqlite:////tmp/c.db"
 def test_outbox_policy_comes_from_the_config_file(tmp_path: Path) -> None:
     config = tmp_path / "plumbline.toml"
     config.write_text("[outbox]\nmax_attempts = 3\nbase_delay_s = 0.25\n")
-    settings = build_settings(db_url="sqlite://", config_file=config)
-    assert settings.outbox is not None
+    environ = {"PLUMBLINE_OUTBOX_MAX_ATTEMPTS": "7"}  # the file's table wins over the environment
+    settings = build_settings(db_url="sqlite://", config_file=config, environ=environ)
     assert (settings.outbox.max_attempts, settings.outbox.base_delay_s) == (3, 0.25)
     assert settings.outbox.max_delay_s == 300.0  # untouched defaults stay
-    assert build_settings(db_url="sqlite://").outbox is None
+    assert build_settings(db_url="sqlite://", environ={}).outbox == OutboxPolicy()
+
+
+def test_environment_settings_are_read_by_the_builder_only() -> None:
+    environ = {
+        "PLUMBLINE_OUTBOX_MAX_ATTEMPTS": "4",
+        "PLUMBLINE_OUTBOX_BASE_DELAY": "0.5",
+        "PLUMBLINE_WRITER_THREADS": "3",
+    }
+    settings = build_settings(db_url="sqlite://", environ=environ)
+    assert (settings.outbox.max_attempts, settings.outbox.base_delay_s) == (4, 0.5)
+    assert settings.writer_threads == 3
+    assert build_settings(db_url="sqlite://", environ={}).writer_threads is None
+    with pytest.raises(ConfigError, match="PLUMBLINE_WRITER_THREADS must be a whole number"):
+        build_settings(db_url="sqlite://", environ={"PLUMBLINE_WRITER_THREADS": "0"})
+    with pytest.raises(ConfigError, match="max_attempts must be a number"):
+        build_settings(db_url="sqlite://", environ={"PLUMBLINE_OUTBOX_MAX_ATTEMPTS": "many"})
 
 
 def test_bad_outbox_table_names_the_setting(tmp_path: Path) -> None:

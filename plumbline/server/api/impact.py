@@ -17,8 +17,7 @@ from plumbline.analysis.impact import MAX_DEPTH, impact
 from plumbline.server.api.analysis_models import Impact
 from plumbline.server.api.lineage import GraphResponse
 from plumbline.server.api.routing import ReadAccess, Reader, make_router, max_graph_nodes
-from plumbline.store.read.common import utc
-from plumbline.store.read.gcpause import gc_paused
+from plumbline.store import gc_paused, utc
 
 router = make_router("Analysis")
 

@@ -18,8 +18,8 @@ from plumbline.server.api.routing import (
     make_router,
 )
 from plumbline.server.api.tag_routes import add_tag_routes
+from plumbline.store import job_pk
 from plumbline.store.read import jobs, runs
-from plumbline.store.read.common import job_pk
 from plumbline.store.write import hiding, tagging
 
 router = make_router("Jobs")

@@ -23,8 +23,8 @@ from fastapi.responses import JSONResponse
 
 from plumbline.server.api.models import ColumnLineageGraph, LineageGraph, UpstreamRunLineage
 from plumbline.server.api.routing import ReadAccess, Reader, make_router, max_graph_nodes
+from plumbline.store import gc_paused
 from plumbline.store.read import column_lineage, lineage, run_lineage
-from plumbline.store.read.gcpause import gc_paused
 
 router = make_router("Lineage")
 

@@ -18,8 +18,7 @@ from plumbline.server.api.analysis_models import RerunPlan
 from plumbline.server.api.impact import CSV_DOC, csv_response
 from plumbline.server.api.lineage import GraphResponse
 from plumbline.server.api.routing import ReadAccess, Reader, make_router
-from plumbline.store.read.common import utc
-from plumbline.store.read.gcpause import gc_paused
+from plumbline.store import gc_paused, utc
 
 router = make_router("Analysis")
 

@@ -19,7 +19,7 @@ from starlette.types import Scope
 
 from plumbline.server.auth import Principal, require
 from plumbline.server.errors import APIError
-from plumbline.store.read.errors import InvalidArgumentError, NotFoundError
+from plumbline.store import InvalidArgumentError, NotFoundError
 
 PREFIX = "/api/v1"
 

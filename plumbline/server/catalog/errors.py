@@ -1,7 +1,9 @@
 """Errors of catalog enrichment."""
 
+from plumbline.errors import PlumblineError
 
-class CatalogError(Exception):
+
+class CatalogError(PlumblineError):
     """Base class: a catalog cannot be used or asked."""
 
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from datetime import timedelta
 
-# environment variable -> OutboxPolicy field (for `plumbline serve`, until settings carry a policy)
+# environment variable -> OutboxPolicy field (read by `plumbline serve`'s settings builder)
 ENV_VARS = {
     "PLUMBLINE_OUTBOX_MAX_ATTEMPTS": "max_attempts",
     "PLUMBLINE_OUTBOX_BASE_DELAY": "base_delay_s",
@@ -71,9 +70,8 @@ class OutboxPolicy:
         return cls(**converted)  # type: ignore[arg-type]
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> OutboxPolicy:
-        """Defaults overridden by ``PLUMBLINE_OUTBOX_*`` environment variables (see ``ENV_VARS``)."""
-        environ = os.environ if environ is None else environ
+    def from_env(cls, environ: Mapping[str, str]) -> OutboxPolicy:
+        """Defaults overridden by ``PLUMBLINE_OUTBOX_*`` variables of ``environ`` (see ``ENV_VARS``)."""
         return cls.from_dict(
             {field: environ[var] for var, field in ENV_VARS.items() if var in environ}
         )

@@ -2,8 +2,32 @@
 
 One module per concern; every function takes an open SQLAlchemy ``Connection`` and returns plain
 JSON-ready dicts in Marquez's shapes. Errors derive from :class:`errors.ReadError`.
+
+Other packages import the query modules listed in ``__all__`` (``from plumbline.store.read import
+datasets``) and the errors; the other modules here (``common``, ``walks``, ``visibility``, …) are
+internal to the store (the few of their names others need are re-exported by
+:mod:`plumbline.store`).
 """
 
 from plumbline.store.read.errors import InvalidArgumentError, NotFoundError, ReadError
 
-__all__ = ["InvalidArgumentError", "NotFoundError", "ReadError"]
+__all__ = [
+    "InvalidArgumentError",
+    "NotFoundError",
+    "ReadError",
+    # query modules, one per kind of read
+    "column_lineage",
+    "datasets",
+    "events",
+    "impact",
+    "jobs",
+    "lineage",
+    "namespaces",
+    "rerun",
+    "run_lineage",
+    "runs",
+    "search",
+    "stats",
+    "tags",
+    "versions",
+]

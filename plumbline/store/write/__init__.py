@@ -1,6 +1,18 @@
-"""The store's write path: validated OpenLineage events in, normalized rows out (upserts)."""
+"""The store's write path: validated OpenLineage events in, normalized rows out (upserts).
+
+Other packages use the names and modules in ``__all__``; the other modules are internal to the
+store."""
 
 from plumbline.store.write.normalizer import NormalizeError
 from plumbline.store.write.writer import StoreWriter, WriteResult, writer_for
 
-__all__ = ["NormalizeError", "StoreWriter", "WriteResult", "writer_for"]
+__all__ = [
+    "NormalizeError",
+    "StoreWriter",
+    "WriteResult",
+    "writer_for",
+    # modules
+    "conflicts",  # conflicts between events: kinds and per-process counts
+    "hiding",  # soft delete (hide) namespaces, datasets and jobs
+    "tagging",  # tag and untag datasets, fields and jobs
+]

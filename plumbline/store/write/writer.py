@@ -8,7 +8,7 @@ backlog. ``POST /api/v1/lineage`` answers once its events are accepted
 Reads of the API wait for the events accepted before them (:mod:`plumbline.server.fresh_reads`).
 
 Accepting runs on the store's writer threads (lanes): one on SQLite, two on PostgreSQL by
-default (``PLUMBLINE_WRITER_THREADS``). A request goes to the lane of its first event's job. A
+default (the server's ``writer_threads`` setting). A request goes to the lane of its first event's job. A
 lane takes whatever requests are waiting (up to ``MAX_GROUP_EVENTS`` events) and stores them in
 one transaction: many small requests cost about what one batch costs. Each request still gets
 its own result and its own ``on_stored`` call inside the transaction. If a group fails, its
@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import queue
 import threading
 import weakref
@@ -35,7 +34,6 @@ from datetime import UTC, datetime
 from sqlalchemy.engine import Connection, Engine
 
 from plumbline.openlineage import ParsedEvent
-from plumbline.store.errors import StoreError
 from plumbline.store.write.cache import WriteCache
 from plumbline.store.write.events import store_raw_events
 from plumbline.store.write.normalizer import Item, Normalizer
@@ -207,27 +205,23 @@ def _lane_of(events: list[ParsedEvent], lanes: int) -> int:
     return 0
 
 
-def default_writer_threads(engine: Engine) -> int:
-    """Writer threads per store: one on SQLite (its single writer), two on PostgreSQL, whose
-    writes of different datasets run side by side (``PLUMBLINE_WRITER_THREADS`` overrides)."""
+def default_writer_threads(engine: Engine, configured: int | None = None) -> int:
+    """Writer threads per store: one on SQLite (its single writer), else ``configured`` or two on
+    PostgreSQL, whose writes of different datasets run side by side."""
     if engine.dialect.name == "sqlite":
         return 1
-    configured = os.environ.get("PLUMBLINE_WRITER_THREADS", "2").strip()
-    if not configured.isdigit() or int(configured) < 1:
-        raise StoreError(
-            f"PLUMBLINE_WRITER_THREADS must be a whole number of at least 1, not {configured!r}"
-        )
-    return int(configured)
+    return configured or 2
 
 
 _writers: weakref.WeakKeyDictionary[Engine, StoreWriter] = weakref.WeakKeyDictionary()
 _writers_lock = threading.Lock()
 
 
-def writer_for(engine: Engine) -> StoreWriter:
-    """The one writer of ``engine`` (created on first use)."""
+def writer_for(engine: Engine, threads: int | None = None) -> StoreWriter:
+    """The one writer of ``engine`` (created on first use, with ``threads`` writer threads on
+    PostgreSQL; see :func:`default_writer_threads`)."""
     with _writers_lock:
         writer = _writers.get(engine)
         if writer is None:
-            writer = _writers[engine] = StoreWriter(engine)
+            writer = _writers[engine] = StoreWriter(engine, default_writer_threads(engine, threads))
         return writer
