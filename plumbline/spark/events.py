@@ -8,39 +8,23 @@ from datetime import UTC, datetime
 from typing import Any
 
 from plumbline import __version__
+from plumbline.openlineage.schema_urls import (
+    RUN_EVENT_SCHEMA_URL,
+    RUN_FACET_SCHEMA_URL,
+    facet_schema_url,
+)
 from plumbline.spark.datasets import DatasetId
 from plumbline.spark.extract import ActionFacts, DatasetFacts
 from plumbline.spark.lineage import Deps
 
 PRODUCER = f"https://github.com/plumbline/plumbline/tree/{__version__}/plumbline/spark"
-RUN_EVENT_SCHEMA = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent"
-RUN_FACET_SCHEMA = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunFacet"
-
-# Facet schema versions, from the `$id`s of the official facet schemas.
-_FACET_VERSIONS = {
-    "ColumnLineageDatasetFacet": "1-2-0",
-    "DatasetVersionDatasetFacet": "1-0-1",
-    "DatasourceDatasetFacet": "1-0-1",
-    "ErrorMessageRunFacet": "1-0-1",
-    "InputStatisticsInputDatasetFacet": "1-0-0",
-    "JobTypeJobFacet": "2-0-4",
-    "LifecycleStateChangeDatasetFacet": "1-0-1",
-    "OutputStatisticsOutputDatasetFacet": "1-0-2",
-    "ParentRunFacet": "1-2-0",
-    "ProcessingEngineRunFacet": "1-1-1",
-    "SQLJobFacet": "1-1-0",
-    "SchemaDatasetFacet": "1-2-0",
-    "StorageDatasetFacet": "1-0-1",
-    "SymlinksDatasetFacet": "1-0-1",
-}
 
 
 def facet(kind: str, **fields: Any) -> dict[str, Any]:
     """A facet with `_producer` and the `_schemaURL` of its official schema."""
-    version = _FACET_VERSIONS[kind]
     return {
         "_producer": PRODUCER,
-        "_schemaURL": f"https://openlineage.io/spec/facets/{version}/{kind}.json#/$defs/{kind}",
+        "_schemaURL": facet_schema_url(kind),
         **fields,
     }
 
@@ -227,7 +211,7 @@ def spark_properties(properties: dict[str, str]) -> dict[str, Any]:
     It has no schema of its own in the spec; like the agent's custom facets it points at the
     generic RunFacet definition.
     """
-    return {"_producer": PRODUCER, "_schemaURL": RUN_FACET_SCHEMA, "properties": properties}
+    return {"_producer": PRODUCER, "_schemaURL": RUN_FACET_SCHEMA_URL, "properties": properties}
 
 
 def parent(namespace: str, job: str, run_id: str) -> dict[str, Any]:
@@ -264,7 +248,7 @@ def run_event(
         "inputs": inputs or [],
         "outputs": outputs or [],
         "producer": PRODUCER,
-        "schemaURL": RUN_EVENT_SCHEMA,
+        "schemaURL": RUN_EVENT_SCHEMA_URL,
     }
 
 

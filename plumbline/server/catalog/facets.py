@@ -5,28 +5,25 @@ from __future__ import annotations
 from typing import Any
 
 from plumbline import __version__
+from plumbline.openlineage.schema_urls import CATALOG_TABLE_FACET_SCHEMA_URL, facet_schema_url
 from plumbline.server.catalog.locations import dataset_of_location
 from plumbline.server.catalog.model import CatalogTable, SchemaField
 
 PRODUCER = f"https://github.com/plumbline/plumbline/tree/{__version__}/plumbline/server/catalog"
-_SPEC = "https://openlineage.io/spec/facets"
-SCHEMA_URLS = {
-    "catalog": f"{_SPEC}/1-1-0/CatalogDatasetFacet.json#/$defs/CatalogDatasetFacet",
-    "symlinks": f"{_SPEC}/1-0-1/SymlinksDatasetFacet.json#/$defs/SymlinksDatasetFacet",
-    "schema": f"{_SPEC}/1-2-0/SchemaDatasetFacet.json#/$defs/SchemaDatasetFacet",
-    "version": f"{_SPEC}/1-0-1/DatasetVersionDatasetFacet.json#/$defs/DatasetVersionDatasetFacet",
-    "storage": f"{_SPEC}/1-0-1/StorageDatasetFacet.json#/$defs/StorageDatasetFacet",
+# facet name in an event -> the name of its schema
+SCHEMAS = {
+    "catalog": "CatalogDatasetFacet",
+    "symlinks": "SymlinksDatasetFacet",
+    "schema": "SchemaDatasetFacet",
+    "version": "DatasetVersionDatasetFacet",
+    "storage": "StorageDatasetFacet",
 }
 # plumbline's own facet: the catalog's stable identity of the table (no standard facet has it)
 IDENTITY_FACET = "plumbline_catalogTable"
-IDENTITY_SCHEMA_URL = (
-    "https://github.com/plumbline/plumbline/blob/main/plumbline/server/catalog/"
-    "CatalogTableDatasetFacet.json#/$defs/CatalogTableDatasetFacet"
-)
 
 
 def _base(name: str) -> dict[str, str]:
-    return {"_producer": PRODUCER, "_schemaURL": SCHEMA_URLS[name]}
+    return {"_producer": PRODUCER, "_schemaURL": facet_schema_url(SCHEMAS[name])}
 
 
 def symlink_identifier(table: CatalogTable) -> dict[str, str]:
@@ -69,7 +66,7 @@ def table_facets(table: CatalogTable) -> dict[str, dict[str, Any]]:
         facets["version"] = {**_base("version"), "datasetVersion": str(table.current_snapshot_id)}
     facets[IDENTITY_FACET] = {
         "_producer": PRODUCER,
-        "_schemaURL": IDENTITY_SCHEMA_URL,
+        "_schemaURL": CATALOG_TABLE_FACET_SCHEMA_URL,
         "catalog": table.catalog,
         "identifier": table.qualified_name,
         "tableUuid": table.table_uuid,
