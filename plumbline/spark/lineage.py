@@ -234,7 +234,9 @@ def _any_expression(walker: LineageWalker, expr: Node, mode: Transformation, dep
 
 @expression_kind(v.ATTRIBUTES, {v.OUTER_REFERENCE})
 def _attribute(walker: LineageWalker, expr: Node, mode: Transformation, deps: Deps) -> None:
-    target = expr if expr.name != v.OUTER_REFERENCE else (expr.children or [expr])[0]
+    target = expr
+    if expr.name == v.OUTER_REFERENCE:  # the outer attribute is its field `e`
+        target = (expr.trees("e") or expr.children or [expr])[0]
     expr_id = target.expr_id()
     if expr_id is not None:
         walker.add_deps(deps, walker.lineage.get(expr_id, {}), mode)
@@ -406,3 +408,21 @@ def _cte_reference(walker: LineageWalker, plan: Node, outputs: list[list[Node]])
 @plan_kind(v.WITH_CTES)
 def _with_cte(walker: LineageWalker, plan: Node, outputs: list[list[Node]]) -> list[Node]:
     return outputs[-1] if outputs else []
+
+
+@plan_kind(v.LATERAL_JOINS)
+def _lateral_join(walker: LineageWalker, plan: Node, outputs: list[list[Node]]) -> list[Node]:
+    walker.add_dataset(plan.trees("condition"), JOIN)
+    lateral: list[Node] = []
+    for subquery in plan.trees("right"):
+        for query in subquery.trees("plan"):
+            lateral = walker.walk(query)  # its outer references are the left side's columns
+    return _first(outputs) + lateral
+
+
+@plan_kind(v.PYTHON_EVALS)
+def _python_eval(walker: LineageWalker, plan: Node, outputs: list[list[Node]]) -> list[Node]:
+    results = plan.trees("resultAttrs")
+    for udf, attribute in zip(plan.trees("udfs"), results, strict=False):
+        walker.define(attribute, walker.expression_deps(udf))
+    return _first(outputs) + results

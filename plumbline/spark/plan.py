@@ -117,11 +117,18 @@ def _is_tree(value: Any) -> bool:
     )
 
 
+def _is_trees(value: Any) -> bool:
+    """A list of trees, or of lists of trees (`Expand.projections`)."""
+    return (
+        isinstance(value, list) and bool(value) and all(_is_tree(v) or _is_trees(v) for v in value)
+    )
+
+
 def _convert(value: Any) -> Any:
     if _is_tree(value):
         return build_tree(value)
-    if isinstance(value, list) and value and all(_is_tree(v) for v in value):
-        return [build_tree(v) for v in value]
+    if _is_trees(value):
+        return [_convert(v) for v in value]
     return value
 
 

@@ -53,6 +53,10 @@ LEFT_SET_OPERATIONS = frozenset({"Intersect", "Except"})
 CTE_DEFINITIONS = frozenset({"CTERelationDef"})  # a common table expression (`id`)
 CTE_REFERENCES = frozenset({"CTERelationRef"})  # a use of one (`cteId`, its own `output`)
 WITH_CTES = frozenset({"WithCTE"})  # definitions first, the query that uses them last
+# a join with a LATERAL subquery (`right`, a LateralSubquery) that reads the left side's columns
+LATERAL_JOINS = frozenset({"LateralJoin"})
+# Python UDFs evaluated apart (optimized plans): `udfs` compute `resultAttrs`, one each
+PYTHON_EVALS = frozenset({"BatchEvalPython", "ArrowEvalPython"})
 
 # -- expressions --------------------------------------------------------------------------------
 
@@ -60,7 +64,7 @@ WITH_CTES = frozenset({"WithCTE"})  # definitions first, the query that uses the
 ATTRIBUTE_REFERENCE = "AttributeReference"
 ATTRIBUTES = frozenset({ATTRIBUTE_REFERENCE, "PrettyAttribute"})
 SCALAR_SUBQUERY = "ScalarSubquery"  # its plan's first output column is its value
-# A correlated subquery's reference to an attribute of the outer query (its child is that one).
+# A correlated subquery's reference to an attribute of the outer query (its field `e`).
 OUTER_REFERENCE = "OuterReference"
 # Expressions that hold a whole plan in their `plan` field.
 SUBQUERY_EXPRESSIONS = frozenset({SCALAR_SUBQUERY, "Exists", "ListQuery", "LateralSubquery"})

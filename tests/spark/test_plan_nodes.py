@@ -59,3 +59,14 @@ def test_plain_objects_in_fields_stay_plain() -> None:
 def test_what_is_not_a_node_is_refused(data: dict[str, object]) -> None:
     with pytest.raises(PlanError):
         Node.from_json(data)
+
+
+def test_lists_of_expression_lists_become_nodes() -> None:
+    """`Expand.projections` holds one expression list per projection."""
+    expand = {
+        "class": "org.apache.spark.sql.catalyst.plans.logical.Expand",
+        "num-children": 0,
+        "projections": [[[_ATTRIBUTE], [_ATTRIBUTE]], [[_ATTRIBUTE], [_ATTRIBUTE]]],
+    }
+    projections = parse_plan(json.dumps([expand])).fields["projections"]
+    assert [[e.name for e in p] for p in projections] == [["AttributeReference"] * 2] * 2
