@@ -17,6 +17,7 @@ from plumbline.spark.plan import Node
 from plumbline.spark.vocabulary import DATASET_RELATIONS
 
 PLANS = Path(__file__).resolve().parents[1] / "golden" / "plans"
+FORMAT = 1  # scripts/record_plans.py's FORMAT
 SPARK_LINES = sorted(p.name for p in PLANS.iterdir() if p.is_dir())
 
 
@@ -61,6 +62,7 @@ def _deps(fields: dict[str, str]) -> Deps:
 def load_plan(scenario: str, spark_line: str, stage: str = "analyzed") -> RecordedPlan:
     """The recorded `stage` plan (`analyzed` or `optimized`) of a scenario on a Spark line."""
     document: dict[str, Any] = json.loads((PLANS / spark_line / f"{scenario}.json").read_text())
+    assert document["format"] == FORMAT, "recorded by another scripts/record_plans.py: record again"
     recorded = document[stage]
     return RecordedPlan(
         scenario, document["spark"], Node.from_json(recorded["plan"]), recorded["sources"]

@@ -339,3 +339,18 @@ def test_optimized_plans_give_the_analyzed_columns(line: str) -> None:
         if analyzed == optimized:
             same.append(scenario.name)
     assert sorted(set(s.name for s in SCENARIOS) - set(same)) == sorted(differ)
+
+
+def test_recorded_plans_round_trip_through_their_json_form(line: str) -> None:
+    for scenario in SCENARIOS:
+        for stage in ("analyzed", "optimized"):
+            root = load_plan(scenario.name, line, stage).root
+            assert Node.from_json(root.to_json()) == root, (scenario.name, stage)
+
+
+def test_a_wrong_expectation_prints_both_sides(line: str) -> None:
+    with pytest.raises(AssertionError) as failure:
+        assert_column_lineage(load_plan("project", line), {"order_id": {"orders.order_id": ID}})
+    message = str(failure.value)
+    assert "expected:\n  order_id <- orders.order_id: DIRECT IDENTITY\nactual:" in message
+    assert "  doubled <- orders.amount: DIRECT TRANSFORMATION" in message
