@@ -40,7 +40,8 @@ class _LazyGroup(click.Group):
             if exc.name == module_name:  # the subcommand is not built yet
                 return None
             raise
-        return getattr(module, attr)
+        command: click.Command = getattr(module, attr)
+        return command
 
 
 @click.group(cls=_LazyGroup)

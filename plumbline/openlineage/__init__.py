@@ -1,6 +1,7 @@
 """The OpenLineage wire model: parse and validate events (spec 2-0-2, 1.x accepted structurally)."""
 
 from plumbline.openlineage.body import ParsedBody, parse_body
+from plumbline.openlineage.canonical import canonical_json
 from plumbline.openlineage.errors import EventValidationError, OpenLineageError, Violation
 from plumbline.openlineage.model import (
     TERMINAL_STATES,
@@ -16,7 +17,6 @@ from plumbline.openlineage.model import (
 )
 from plumbline.openlineage.parse import (
     ParsedEvent,
-    canonical_json,
     event_digest,
     event_kind,
     parse_event,

@@ -163,7 +163,7 @@ class TagsFacet(DeletableFacet):
 class DatasetFacets(_Wire):
     """A dataset's ``facets`` map."""
 
-    __pydantic_extra__: dict[str, BaseFacet]  # type: ignore[assignment]
+    __pydantic_extra__: dict[str, BaseFacet]
 
     schema_: SchemaDatasetFacet | None = Field(default=None, alias="schema")
     symlinks: SymlinksDatasetFacet | None = None
@@ -200,7 +200,7 @@ class OutputStatisticsFacet(BaseFacet):
 class InputDatasetFacets(_Wire):
     """An input's ``inputFacets`` map."""
 
-    __pydantic_extra__: dict[str, BaseFacet]  # type: ignore[assignment]
+    __pydantic_extra__: dict[str, BaseFacet]
 
     input_statistics: InputStatisticsFacet | None = Field(default=None, alias="inputStatistics")
 
@@ -208,7 +208,7 @@ class InputDatasetFacets(_Wire):
 class OutputDatasetFacets(_Wire):
     """An output's ``outputFacets`` map."""
 
-    __pydantic_extra__: dict[str, BaseFacet]  # type: ignore[assignment]
+    __pydantic_extra__: dict[str, BaseFacet]
 
     output_statistics: OutputStatisticsFacet | None = Field(default=None, alias="outputStatistics")
 
@@ -272,7 +272,7 @@ class EnvironmentVariablesRunFacet(BaseFacet):
 class RunFacets(_Wire):
     """A run's ``facets`` map."""
 
-    __pydantic_extra__: dict[str, BaseFacet]  # type: ignore[assignment]
+    __pydantic_extra__: dict[str, BaseFacet]
 
     parent: ParentRunFacet | None = None
     nominal_time: NominalTimeRunFacet | None = Field(default=None, alias="nominalTime")
@@ -317,7 +317,7 @@ class SourceCodeLocationJobFacet(DeletableFacet):
 class JobFacets(_Wire):
     """A job's ``facets`` map."""
 
-    __pydantic_extra__: dict[str, DeletableFacet]  # type: ignore[assignment]
+    __pydantic_extra__: dict[str, DeletableFacet]
 
     sql: SQLJobFacet | None = None
     job_type: JobTypeJobFacet | None = Field(default=None, alias="jobType")

@@ -133,8 +133,8 @@ class _ConflictCollector:
 def metrics(request: Request) -> Response:
     """Prometheus text exposition of this server's metrics."""
     scrape = CollectorRegistry(auto_describe=False)
-    scrape.register(_OutboxCollector(request))  # type: ignore[arg-type]
-    scrape.register(_NormalizationCollector(request))  # type: ignore[arg-type]
-    scrape.register(_ConflictCollector())  # type: ignore[arg-type]
+    scrape.register(_OutboxCollector(request))
+    scrape.register(_NormalizationCollector(request))
+    scrape.register(_ConflictCollector())
     body = generate_latest(_registry) + generate_latest(scrape)
     return Response(body, media_type=CONTENT_TYPE_LATEST)

@@ -166,7 +166,7 @@ def enable(
             )
             from pyspark.java_gateway import ensure_callback_server_started
 
-            ensure_callback_server_started(spark.sparkContext._gateway)
+            ensure_callback_server_started(spark.sparkContext._gateway)  # type: ignore[no-untyped-call]
             handle = CaptureHandle(spark, settings, _make_emitter(settings, transport))
             _handles[id(spark.sparkContext)] = handle
             _patch_stop()

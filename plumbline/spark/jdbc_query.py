@@ -134,7 +134,9 @@ def _bare_columns(sql: str, parsed: QueryTables) -> set[str]:
 
 
 def _split_top_level(text: str) -> list[str]:
-    items, depth, current = [], 0, []
+    items: list[str] = []
+    current: list[str] = []
+    depth = 0
     for char in text:
         if char == "(":
             depth += 1

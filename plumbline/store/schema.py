@@ -33,11 +33,13 @@ Timestamp = sa.DateTime(timezone=True)
 Uuid = sa.String(36)
 
 
-def _id() -> sa.Column:
+def _id() -> sa.Column[int]:
     return sa.Column("id", BigId, primary_key=True, autoincrement=True)
 
 
-def _fk(name: str, target: str, *, nullable: bool = False, ondelete: str = "CASCADE") -> sa.Column:
+def _fk(
+    name: str, target: str, *, nullable: bool = False, ondelete: str = "CASCADE"
+) -> sa.Column[int]:
     return sa.Column(name, BigId, sa.ForeignKey(target, ondelete=ondelete), nullable=nullable)
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from plumbline.server.catalog.errors import CatalogError
 from plumbline.server.catalog.facets import IDENTITY_FACET, symlink_identifier, table_facets
-from plumbline.server.catalog.model import CatalogTable
+from plumbline.server.catalog.model import CatalogResolver, CatalogTable
 from plumbline.server.catalog.registry import catalog_resolvers
 
 logger = logging.getLogger(__name__)
@@ -76,7 +76,7 @@ def _at(event: Mapping[str, Any], path: tuple[str, int | None]) -> Any:
     return event[key] if index is None else event[key][index]
 
 
-def _resolve(resolvers: list[Any], dataset: Mapping[str, Any]) -> CatalogTable | None:
+def _resolve(resolvers: list[CatalogResolver], dataset: Mapping[str, Any]) -> CatalogTable | None:
     namespace, name = dataset.get("namespace"), dataset.get("name")
     if not isinstance(namespace, str) or not isinstance(name, str):
         return None

@@ -39,7 +39,7 @@ class in_ids(FunctionElement[Any]):  # noqa: N801 - reads as SQL
     """``in_ids(column, "ids")``: the condition ``column`` is one of the ids bound as ``ids``."""
 
     # not Boolean: SQLite would compare a Boolean function to 1
-    type = sa.types.NullType()  # type: ignore[assignment]
+    type = sa.types.NullType()
     name = "in_ids"
     inherit_cache = True
 

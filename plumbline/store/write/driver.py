@@ -80,5 +80,5 @@ def fetch(connection: Connection, sql: CompiledSql, params: Mapping[str, Any]) -
         dbapi_errors(connection, sql.sql),
         driver_connection(connection).cursor(row_factory=namedtuple_row) as cursor,
     ):
-        cursor.execute(sql.sql, {**sql.constants, **params})  # type: ignore[arg-type]
+        cursor.execute(sql.sql, {**sql.constants, **params})
         return cursor.fetchall() if cursor.description is not None else []

@@ -188,7 +188,7 @@ def keyed_by_arrays(
 def key_arrays(keys: Iterable[tuple[Any, ...]] | Iterable[Any], width: int) -> dict[str, list[Any]]:
     """The parameters of :func:`keyed_by_arrays` for ``keys`` (tuples of ``width`` values, or
     plain values when ``width`` is 1), sorted and distinct; empty for no keys."""
-    key_list = sorted(set(keys))  # type: ignore[type-var]
+    key_list = sorted(set(keys))
     if not key_list:
         return {}
     if width == 1:
@@ -204,7 +204,7 @@ def sqlite_key_filters(
     """SQLite: conditions "``columns`` match one of ``keys``", one per chunk of keys, each
     statement using at most ``1/share`` of the parameter limit. The same keys give chunks in
     the same order."""
-    key_list = sorted(set(keys))  # type: ignore[type-var]
+    key_list = sorted(set(keys))
     width = len(columns)
     target = columns[0] if width == 1 else sa.tuple_(*columns)
     return [target.in_(chunk) for chunk in chunks(key_list, max(1, MAX_PARAMS // width // share))]

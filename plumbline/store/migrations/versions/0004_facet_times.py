@@ -10,6 +10,8 @@ Revises: 0003
 Create Date: 2026-11-22 02:50:00
 """
 
+from typing import Any
+
 import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects import postgresql
@@ -26,7 +28,7 @@ COLUMNS = {
 }
 
 
-def _json() -> sa.types.TypeEngine:
+def _json() -> sa.types.TypeEngine[Any]:
     return sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), "postgresql")
 
 
