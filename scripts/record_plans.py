@@ -113,6 +113,9 @@ def record(spark: Any, names: list[str], out: Path, scratch: Path) -> list[Path]
     `scratch` holds the session's warehouse and the scenarios' data; its path is replaced by
     `/plans` in the fixtures.
     """
+    unknown = set(names) - {s.name for s in SCENARIOS}
+    if unknown:
+        raise SystemExit(f"no such scenario: {', '.join(sorted(unknown))}")
     version = ".".join(str(spark.version).split(".")[:2])
     folder = out / version
     folder.mkdir(parents=True, exist_ok=True)

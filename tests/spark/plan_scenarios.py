@@ -86,6 +86,15 @@ def _udf(spark: Any, f: Any) -> Any:
     return spark.table("orders").select(double("amount").alias("twice"))
 
 
+def _cached(spark: Any, out: str) -> None:
+    cached = spark.table("customers").cache()
+    cached.count()
+    try:
+        cached.select("name").write.mode("overwrite").parquet(out)
+    finally:
+        cached.unpersist()
+
+
 def _insert_into(spark: Any, out: str) -> None:
     table = Path(out).name
     spark.sql(f"DROP TABLE IF EXISTS {table}")
@@ -104,6 +113,16 @@ SCENARIOS = [
         ),
     ),
     Scenario("range", "spark.range (Range): no dataset", _df(lambda s, f: s.range(3).select("id"))),
+    Scenario(
+        "values",
+        "inline VALUES (LocalRelation): no dataset",
+        _sql("SELECT id, upper(name) AS name FROM VALUES (1, 'a'), (2, 'b') AS t(id, name)"),
+    ),
+    Scenario(
+        "cache",
+        "cached data: the analyzed plan reads the dataset, the optimized one an InMemoryRelation",
+        _cached,
+    ),
     Scenario(
         "project",
         "Project with identity, renamed and computed columns",

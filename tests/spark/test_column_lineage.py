@@ -36,7 +36,7 @@ def test_every_scenario_is_recorded_on_every_line() -> None:
 # -- leaves -------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("scenario", ["local_relation", "range"])
+@pytest.mark.parametrize("scenario", ["local_relation", "range", "values"])
 def test_data_of_no_dataset_has_no_lineage(line: str, scenario: str) -> None:
     assert_column_lineage(load_plan(scenario, line), {})
 
@@ -50,6 +50,11 @@ def test_project_identity_rename_and_computation(line: str) -> None:
             "doubled": {"orders.amount": TRANSFORMED},
         },
     )
+
+
+def test_cached_data_reads_its_dataset(line: str) -> None:
+    # the analyzed plan reads the dataset; the cache (InMemoryRelation) replaces it only later
+    assert_column_lineage(load_plan("cache", line), {"name": {"customers.name": ID}})
 
 
 def test_columns_of_literals_have_no_lineage(line: str) -> None:
@@ -331,7 +336,8 @@ def test_optimized_plans_give_the_analyzed_columns(line: str) -> None:
     """Columns come out the same from the optimized plan (what event logs hold) but where listed."""
     # explode: the optimizer moves split() below Generate; insert_into: it drops a no-op cast;
     # correlated_scalar_subquery: it becomes a join (the correlation key turns dataset-wide)
-    differ = {"explode", "insert_into", "correlated_scalar_subquery"}
+    # cache: the optimized plan reads an InMemoryRelation, which names no dataset
+    differ = {"explode", "insert_into", "correlated_scalar_subquery", "cache"}
     same = []
     for scenario in SCENARIOS:
         analyzed, _ = lineage_text(load_plan(scenario.name, line).lineage())
