@@ -164,27 +164,35 @@ def _replace_path(node: ImpactNode, path: tuple[str | None, ...]) -> ImpactNode:
     return node if path == node.path else replace(node, path=path)
 
 
-def _bfs(
-    start: K, neighbours: dict[K, list[K]], depth: int, order: Callable[[K], str]
-) -> tuple[dict[K, int], dict[K, K]]:
-    """Distances (at most ``depth``) and one parent per node, the parent with the smallest
-    ``order`` among the nearest ones."""
+def _bfs(start: K, neighbours: dict[K, list[K]], depth: int) -> dict[K, int]:
+    """The distance of every node within ``depth`` hops of ``start``."""
     distance = {start: 0}
-    parent: dict[K, K] = {}
     frontier = [start]
     level = 0
     while frontier and level < depth:
         level += 1
-        found: dict[K, K] = {}
-        for here in sorted(frontier, key=order):
+        found = []
+        for here in frontier:
             for there in neighbours.get(here, ()):
-                if there not in distance and there not in found:
-                    found[there] = here
-        for there, via in found.items():
-            distance[there] = level
-            parent[there] = via
-        frontier = list(found)
-    return distance, parent
+                if there not in distance:
+                    distance[there] = level
+                    found.append(there)
+        frontier = found
+    return distance
+
+
+def _parents(
+    distance: dict[K, int], neighbours: dict[K, list[K]], order: Callable[[K], str]
+) -> dict[K, K]:
+    """One parent per reached node: among its nearest predecessors, the smallest by ``order``."""
+    parent: dict[K, K] = {}
+    for here, d in distance.items():
+        for there in neighbours.get(here, ()):
+            if distance.get(there) == d + 1:
+                current = parent.get(there)
+                if current is None or order(here) < order(current):
+                    parent[there] = here
+    return parent
 
 
 def _path(node: K, parent: dict[K, K]) -> list[K]:
@@ -240,17 +248,17 @@ def _table_graph(
             neighbours[origin].append(destination)
         else:
             neighbours[destination].append(origin)
-    dataset_ids = {e.dataset_id for e in edges} | ({start_pk} if start[0] == "D" else set())
-    jobs_info = q.job_summaries(conn, sorted(jobs))
-    datasets_info = q.dataset_summaries(conn, sorted(dataset_ids))
+    distance = _bfs(start, neighbours, depth)
+    reached_jobs = sorted(pk for kind, pk in distance if kind == "J")
+    reached_datasets = sorted(pk for kind, pk in distance if kind == "D")
+    jobs_info = q.job_summaries(conn, reached_jobs)
+    datasets_info = q.dataset_summaries(conn, reached_datasets)
     text: dict[tuple[str, int], str] = {}
     for pk, j in jobs_info.items():
         text[("J", pk)] = job_node(j.namespace, j.name)
     for pk, d in datasets_info.items():
         text[("D", pk)] = dataset_node(d.namespace, d.name)
-    for key in neighbours:
-        neighbours[key].sort(key=text.__getitem__)
-    distance, parent = _bfs(start, neighbours, depth, text.__getitem__)
+    parent = _parents(distance, neighbours, text.__getitem__)
 
     graph = _Graph("table", start, truncated)
     for key, dist in distance.items():
@@ -276,8 +284,6 @@ def _table_graph(
             graph.docs[key] = ImpactNode(
                 text[key], "DATASET", d.namespace, d.name, dist, path, last_version=version
             )
-    reached_jobs = [pk for kind, pk in distance if kind == "J"]
-    reached_datasets = [pk for kind, pk in distance if kind == "D"]
     graph.readable = {("J", pk) for pk in q.readable_jobs(conn, reached_jobs, visible_to)}
     graph.readable |= {("D", pk) for pk in q.readable_datasets(conn, reached_datasets, visible_to)}
     for e in edges:
@@ -326,11 +332,9 @@ def _field_graph(
         neighbours[here].append(there)
         if any(t.type == "DIRECT" for t in kinds):
             direct[here].append(there)
-    for adjacency in (neighbours, direct):
-        for key in adjacency:
-            adjacency[key].sort(key=text.__getitem__)
-    distance, parent = _bfs(start, neighbours, depth, text.__getitem__)
-    through_direct, _ = _bfs(start, direct, len(info), text.__getitem__)
+    distance = _bfs(start, neighbours, depth)
+    parent = _parents(distance, neighbours, text.__getitem__)
+    through_direct = _bfs(start, direct, len(info))
 
     datasets = q.dataset_summaries(conn, sorted({f.dataset_id for f in info.values()}))
     graph = _Graph("column", start, walk.truncated)

@@ -6,8 +6,8 @@ The bad versions are a dataset's version (``version``), its versions made since 
 (``since``), the versions a job's runs wrote since a time, or what one run wrote (``run_id``). The
 walk follows the exact input version of each run (``run_io``, see
 :mod:`plumbline.store.read.versions`): a run that read an older version, or never read an affected
-one, is not in the plan. One round trip per hop: the readers of the frontier's versions, then what
-those runs read and wrote.
+one, is not in the plan. The walk is one recursive statement; one more reads what the affected runs
+read and wrote.
 """
 
 from __future__ import annotations
@@ -40,8 +40,8 @@ from plumbline.store.read.impact import readable_jobs
 from plumbline.store.read.runs import run_pk_by_uuid
 from plumbline.store.read.versions import (
     RunVersion,
+    downstream_reads,
     find_version,
-    readers_of,
     run_versions,
     versions_by_id,
     versions_since,
@@ -60,27 +60,18 @@ def rerun_plan(
     """The plan for one of: ``node_id`` (a dataset) with ``version`` or ``since``, ``node_id`` (a
     job) with ``since``, or ``run_id``. :class:`InvalidArgumentError` for any other combination."""
     seeds, source = _seeds(conn, node_id, since, version, run_id, visible_to)
-    bad = set(seeds)
-    frontier = set(seeds)
     read: dict[int, set[int]] = defaultdict(set)  # run -> affected versions it read
-    io: dict[int, list[RunVersion]] = {}
-    while frontier:
-        readers = readers_of(conn, sorted(frontier))
-        for r in readers:
-            if r.version_id is not None:
-                read[r.run_id].add(r.version_id)
-        new_runs = sorted({r.run_id for r in readers} - io.keys())
-        for rv in run_versions(conn, new_runs):
-            io.setdefault(rv.run_id, []).append(rv)
-        for pk in new_runs:
-            io.setdefault(pk, [])
-        frontier = {
-            rv.version_id
-            for pk in new_runs
-            for rv in io[pk]
-            if rv.direction == "output" and rv.version_id is not None
-        } - bad
-        bad |= frontier
+    for run, version_id in downstream_reads(conn, sorted(seeds)):
+        read[run].add(version_id)
+    io: dict[int, list[RunVersion]] = defaultdict(list)
+    for rv in run_versions(conn, sorted(read)):
+        io[rv.run_id].append(rv)
+    bad = set(seeds) | {
+        rv.version_id
+        for rvs in io.values()
+        for rv in rvs
+        if rv.direction == "output" and rv.version_id is not None
+    }
 
     runs = q.run_summaries(conn, sorted(read))
     seed_refs = versions_by_id(conn, sorted(seeds))

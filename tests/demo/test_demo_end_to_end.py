@@ -339,3 +339,76 @@ def test_the_printed_ui_links_show_the_report_lineage(demo_lineage: Lineage) -> 
                 page.wait_for_selector(f'g.node[data-id="{node_id}"]', timeout=30_000)
         browser.close()
     assert errors == []
+
+
+def test_impact_of_a_raw_file_reaches_the_report(demo_lineage: Lineage) -> None:
+    p = demo_lineage.paths
+    body = demo_lineage.get(
+        "/api/v1/impact", nodeId=f"dataset:file:{p.raw_orders_web}", direction="downstream"
+    )
+    distance = {node["id"]: node["distance"] for node in body["nodes"]}
+
+    def ds(path: Path) -> str:
+        return f"dataset:file:{path}"
+
+    assert distance[ds(p.raw_orders_web)] == 0
+    assert distance[ds(p.clean_orders)] == 2
+    assert distance[ds(p.table("fact_orders"))] == 4
+    assert distance[ds(p.table("daily_revenue"))] == 6
+    assert distance[ds(p.table("country_report"))] == 8
+    assert ds(p.raw_customers) not in distance  # upstream of fact_orders, not downstream
+    report = next(n for n in body["nodes"] if n["id"] == ds(p.table("country_report")))
+    assert report["path"][0] == ds(p.raw_orders_web)
+    assert ds(p.table("fact_orders")) in report["path"]
+    assert report["lastVersion"]["runId"]
+    writer = next(n for n in body["nodes"] if n["id"] == report["path"][-2])
+    assert writer["type"] == "JOB" and writer["lastRun"]["state"] == "COMPLETED"
+    # upstream of the report: every raw file but none of the other reports
+    up = demo_lineage.get(
+        "/api/v1/impact", nodeId=ds(p.table("country_report")), direction="upstream"
+    )
+    reached = {node["id"] for node in up["nodes"]}
+    assert {ds(p.raw_orders_web), ds(p.raw_orders_store), ds(p.raw_customers)} <= reached
+    assert ds(p.table("product_return_rates")) not in reached
+
+
+def test_column_impact_of_a_raw_column(demo_lineage: Lineage) -> None:
+    p = demo_lineage.paths
+    body = demo_lineage.get(
+        "/api/v1/impact", nodeId=f"datasetField:file:{p.raw_orders_web}:quantity"
+    )
+    assert body["mode"] == "column"
+    nodes = {node["id"]: node for node in body["nodes"]}
+    revenue = nodes[f"datasetField:file:{p.table('country_report')}:revenue"]
+    assert revenue["distance"] >= 3
+    assert any(t["type"] == "DIRECT" for hop in revenue["pathTransformations"] for t in hop)
+    # raw quantity reaches the report's revenue through DIRECT edges (an aggregation of amounts)
+    assert revenue["indirectOnly"] is False
+
+
+def test_rerun_plan_after_the_clean_orders_versions(demo_lineage: Lineage) -> None:
+    p = demo_lineage.paths
+    plan = demo_lineage.get(
+        "/api/v1/rerun-plan",
+        nodeId=f"dataset:file:{p.clean_orders}",
+        since="2000-01-01T00:00:00Z",
+    )
+    assert plan["badVersions"]
+    order_of: dict[str, int] = {}
+    for step in plan["steps"]:
+        for run in step["runs"]:
+            for write in run["writes"]:
+                order_of.setdefault(write["name"], step["order"])
+            assert any(read["affected"] for read in run["reads"])
+    fact, daily = str(p.table("fact_orders")), str(p.table("daily_revenue"))
+    report = str(p.table("country_report"))
+    assert order_of[fact] < order_of[daily] < order_of[report]
+    assert order_of[str(p.customer_ltv)] < order_of[report]
+    assert str(p.clean_customers) not in order_of  # reads no clean_orders version
+    parents = {json_key(step["parentJob"]) for step in plan["steps"]}
+    assert None not in parents  # every Spark action runs under its application's run
+    assert sum(len(group["steps"]) for group in plan["groups"]) == len(plan["steps"])
+
+
+def json_key(value: Any) -> Any:
+    return None if value is None else (value["namespace"], value["name"])

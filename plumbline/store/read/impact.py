@@ -8,10 +8,9 @@ Every query takes its ids as one bound list (:func:`in_ids`), so its text is fix
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -24,8 +23,7 @@ from plumbline.store.read.visibility import VisibleTo, visible_dataset_ids, visi
 from plumbline.store.read.walks import direct_field_edges, whole_dataset_field_edges
 
 
-@dataclass(frozen=True)
-class JobEdge:
+class JobEdge(NamedTuple):
     """A job's edge to a dataset: ``input`` (dataset -> job) or ``output`` (job -> dataset)."""
 
     job_id: int
@@ -33,8 +31,7 @@ class JobEdge:
     direction: str
 
 
-@dataclass(frozen=True)
-class FieldEdge:
+class FieldEdge(NamedTuple):
     """One field -> field edge of column lineage with its transformation."""
 
     input_field_id: int
@@ -43,8 +40,7 @@ class FieldEdge:
     subtype: str
 
 
-@dataclass(frozen=True)
-class JobSummary:
+class JobSummary(NamedTuple):
     namespace: str
     name: str
     last_run_id: str | None
@@ -53,8 +49,7 @@ class JobSummary:
     last_run_ended_at: datetime | None
 
 
-@dataclass(frozen=True)
-class DatasetSummary:
+class DatasetSummary(NamedTuple):
     namespace: str
     name: str
     version: str | None
@@ -63,8 +58,7 @@ class DatasetSummary:
     last_modified_at: datetime | None
 
 
-@dataclass(frozen=True)
-class FieldSummary:
+class FieldSummary(NamedTuple):
     dataset_id: int
     namespace: str
     dataset: str
@@ -93,7 +87,7 @@ def job_edges(
     if since is not None:
         params["since"] = since
     rows = conn.execute(_job_edges_query(since is not None), params).all()
-    return [JobEdge(job, dataset, direction) for job, dataset, direction in rows]
+    return [JobEdge._make(row) for row in rows]
 
 
 @cache
