@@ -7,6 +7,7 @@ dataset exists) for the others. Writes (tags, delete) still need the dataset's n
 
 from __future__ import annotations
 
+from plumbline.server.api.factories import add_tag_routes
 from plumbline.server.api.models import Dataset, DatasetList, DatasetVersion, DatasetVersionList
 from plumbline.server.api.routing import (
     AdminAccess,
@@ -17,8 +18,7 @@ from plumbline.server.api.routing import (
     StoreEngine,
     make_router,
 )
-from plumbline.server.api.tag_routes import add_tag_routes
-from plumbline.store.read import datasets
+from plumbline.store.read import datasets, records
 from plumbline.store.write import hiding, tagging
 
 router = make_router("Datasets")
@@ -42,7 +42,7 @@ def list_datasets(
     limit: Limit = 100,
     offset: Offset = 0,
     principal: ReadAccess,
-) -> dict:
+) -> records.DatasetPage:
     return datasets.list_datasets(conn, namespace, limit, offset, principal.namespaces)
 
 
@@ -60,7 +60,7 @@ def list_dataset_versions(
     limit: Limit = 100,
     offset: Offset = 0,
     principal: ReadAccess,
-) -> dict:
+) -> records.DatasetVersionPage:
     return datasets.list_dataset_versions(
         conn, namespace, dataset, limit, offset, principal.namespaces
     )
@@ -79,14 +79,16 @@ def get_dataset_version(
     version: str,
     conn: Reader,
     principal: ReadAccess,
-) -> dict:
+) -> records.DatasetVersion:
     return datasets.get_dataset_version(conn, namespace, dataset, version, principal.namespaces)
 
 
 @router.get(
     BASE + "/{dataset}", response_model=Dataset, summary="Get a dataset", description=VISIBILITY
 )
-def get_dataset(*, namespace: str, dataset: str, conn: Reader, principal: ReadAccess) -> dict:
+def get_dataset(
+    *, namespace: str, dataset: str, conn: Reader, principal: ReadAccess
+) -> records.Dataset:
     return datasets.get_dataset(conn, namespace, dataset, principal.namespaces)
 
 
@@ -98,7 +100,7 @@ def get_dataset(*, namespace: str, dataset: str, conn: Reader, principal: ReadAc
 )
 def delete_dataset(
     *, namespace: str, dataset: str, engine: StoreEngine, principal: AdminAccess
-) -> dict:
+) -> records.Dataset:
     principal.check_namespace(namespace)
     with engine.begin() as conn:
         return hiding.hide_dataset(conn, namespace, dataset)

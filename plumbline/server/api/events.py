@@ -9,7 +9,7 @@ from fastapi import Query
 
 from plumbline.server.api.models import LineageEventList
 from plumbline.server.api.routing import Limit, Offset, ReadAccess, Reader, make_router
-from plumbline.store.read import events
+from plumbline.store.read import events, records
 
 router = make_router("Events")
 
@@ -32,7 +32,7 @@ def list_lineage_events(
     limit: Limit = 100,
     offset: Offset = 0,
     principal: ReadAccess,
-) -> dict:
+) -> records.EventPage:
     return events.list_lineage_events(
         conn,
         before=before,

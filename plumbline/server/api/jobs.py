@@ -7,6 +7,7 @@ from typing import Annotated
 
 from fastapi import Query
 
+from plumbline.server.api.factories import add_tag_routes
 from plumbline.server.api.models import Job, JobList, JobVersion, JobVersionList, RunList
 from plumbline.server.api.routing import (
     AdminAccess,
@@ -17,9 +18,8 @@ from plumbline.server.api.routing import (
     StoreEngine,
     make_router,
 )
-from plumbline.server.api.tag_routes import add_tag_routes
 from plumbline.store import job_pk
-from plumbline.store.read import jobs, runs
+from plumbline.store.read import jobs, records, runs
 from plumbline.store.write import hiding, tagging
 
 router = make_router("Jobs")
@@ -40,7 +40,7 @@ def list_all_jobs(
     offset: Offset = 0,
     lastRunStates: LastRunStates = None,
     principal: ReadAccess,
-) -> dict:
+) -> records.JobPage:
     states = [state for value in lastRunStates or () for state in value.split(",") if state]
     return jobs.list_jobs(conn, None, limit, offset, states, principal.namespaces)
 
@@ -54,7 +54,7 @@ def list_jobs(
     offset: Offset = 0,
     lastRunStates: LastRunStates = None,
     principal: ReadAccess,
-) -> dict:
+) -> records.JobPage:
     principal.check_namespace(namespace)
     states = [state for value in lastRunStates or () for state in value.split(",") if state]
     return jobs.list_jobs(conn, namespace, limit, offset, states)
@@ -69,7 +69,7 @@ def list_job_versions(
     limit: Limit = 100,
     offset: Offset = 0,
     principal: ReadAccess,
-) -> dict:
+) -> records.JobVersionPage:
     principal.check_namespace(namespace)
     return jobs.list_job_versions(conn, namespace, job, limit, offset)
 
@@ -84,7 +84,7 @@ def get_job_version(
     version: str,
     conn: Reader,
     principal: ReadAccess,
-) -> dict:
+) -> records.JobVersion:
     principal.check_namespace(namespace)
     return jobs.get_job_version(conn, namespace, job, version)
 
@@ -98,13 +98,13 @@ def list_runs(
     limit: Limit = 100,
     offset: Offset = 0,
     principal: ReadAccess,
-) -> dict:
+) -> records.RunPage:
     principal.check_namespace(namespace)
     return runs.list_job_runs(conn, job_pk(conn, namespace, job), limit, offset)
 
 
 @router.get(BASE + "/{job}", response_model=Job, summary="Get a job")
-def get_job(*, namespace: str, job: str, conn: Reader, principal: ReadAccess) -> dict:
+def get_job(*, namespace: str, job: str, conn: Reader, principal: ReadAccess) -> records.Job:
     principal.check_namespace(namespace)
     return jobs.get_job(conn, namespace, job)
 
@@ -115,7 +115,9 @@ def get_job(*, namespace: str, job: str, conn: Reader, principal: ReadAccess) ->
     summary="Soft delete a job",
     description="Hidden until a new event mentions the job again.",
 )
-def delete_job(*, namespace: str, job: str, engine: StoreEngine, principal: AdminAccess) -> dict:
+def delete_job(
+    *, namespace: str, job: str, engine: StoreEngine, principal: AdminAccess
+) -> records.Job:
     principal.check_namespace(namespace)
     with engine.begin() as conn:
         return hiding.hide_job(conn, namespace, job)

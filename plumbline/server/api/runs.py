@@ -9,13 +9,13 @@ from fastapi import Query
 
 from plumbline.server.api.models import Run, RunFacets
 from plumbline.server.api.routing import ReadAccess, Reader, make_router
-from plumbline.store.read import runs
+from plumbline.store.read import records, runs
 
 router = make_router("Jobs")
 
 
 @router.get("/jobs/runs/{id}", response_model=Run, summary="Get a run")
-def get_run(*, id: str, conn: Reader, principal: ReadAccess) -> dict:  # noqa: A002 - Marquez's name
+def get_run(*, id: str, conn: Reader, principal: ReadAccess) -> records.Run:  # noqa: A002 - Marquez's name
     return runs.get_run(conn, id, principal.namespaces)
 
 
@@ -30,5 +30,5 @@ def get_run_facets(
     conn: Reader,
     type: Annotated[Literal["run", "job"], Query(description="run or job facets")] = "run",  # noqa: A002
     principal: ReadAccess,
-) -> dict:
+) -> records.RunFacets:
     return runs.get_run_facets(conn, id, type, principal.namespaces)

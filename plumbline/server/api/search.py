@@ -9,6 +9,7 @@ from fastapi import Query
 
 from plumbline.server.api.models import SearchResultList
 from plumbline.server.api.routing import ReadAccess, Reader, make_router
+from plumbline.store.read import records
 from plumbline.store.read import search as search_query
 
 router = make_router("Search")
@@ -34,7 +35,7 @@ def search(
     before: Annotated[date | None, Query(description="Updated before YYYY-MM-DD")] = None,
     after: Annotated[date | None, Query(description="Updated after YYYY-MM-DD")] = None,
     principal: ReadAccess,
-) -> dict:
+) -> records.SearchPage:
     return search_query.search(
         conn,
         q,

@@ -2,24 +2,24 @@
 
 from __future__ import annotations
 
+from plumbline.server.api.factories import add_list_route
 from plumbline.server.api.models import Source, SourceList
-from plumbline.server.api.routing import Limit, Offset, ReadAccess, Reader, make_router
-from plumbline.store.read import namespaces
+from plumbline.server.api.routing import ReadAccess, Reader, make_router
+from plumbline.store.read import namespaces, records
 
 router = make_router("Sources")
 
 
-@router.get("/sources", response_model=SourceList, summary="List sources")
-def list_sources(
-    *,
-    conn: Reader,
-    limit: Limit = 100,
-    offset: Offset = 0,
-    principal: ReadAccess,
-) -> dict:
-    return namespaces.list_sources(conn, limit, offset, principal.namespaces)
+add_list_route(
+    router,
+    "/sources",
+    name="list_sources",
+    summary="List sources",
+    response_model=SourceList,
+    read=namespaces.list_sources,
+)
 
 
 @router.get("/sources/{source}", response_model=Source, summary="Get a source")
-def get_source(*, source: str, conn: Reader, principal: ReadAccess) -> dict:
+def get_source(*, source: str, conn: Reader, principal: ReadAccess) -> records.Source:
     return namespaces.get_source(conn, source, principal.namespaces)

@@ -1,7 +1,8 @@
 """The store's read path: Marquez-shaped documents and the lineage graph walks (recursive SQL).
 
 One module per concern; every function takes an open SQLAlchemy ``Connection`` and returns plain
-JSON-ready dicts in Marquez's shapes. Errors derive from :class:`errors.ReadError`.
+JSON-ready dicts in Marquez's shapes, typed by :mod:`records`. Errors derive from
+:class:`errors.ReadError`.
 
 Other packages import the query modules listed in ``__all__`` (``from plumbline.store.read import
 datasets``) and the errors; the other modules here (``common``, ``walks``, ``visibility``, …) are
@@ -23,6 +24,7 @@ __all__ = [
     "jobs",
     "lineage",
     "namespaces",
+    "records",  # the typed records the queries return
     "rerun",
     "run_lineage",
     "runs",

@@ -14,6 +14,7 @@ from sqlalchemy.engine import Connection
 
 from plumbline.store import schema as s
 from plumbline.store.read.idlist import in_ids
+from plumbline.store.read.records import ColumnLineage, ColumnLineageInput
 from plumbline.store.read.visibility import VisibleTo, visible_datasets
 
 
@@ -46,7 +47,7 @@ def _edges() -> sa.Select[Any]:
 
 def column_lineage_by_dataset(
     conn: Connection, ids: Sequence[int], visible_to: VisibleTo = None
-) -> dict[int, list[dict[str, Any]]]:
+) -> dict[int, list[ColumnLineage]]:
     """``{dataset id: [{"name", "inputFields", "transformationDescription",
     "transformationType"}, …]}`` for the datasets that have column lineage (others are absent, so
     their ``columnLineage`` stays null as in Marquez). One input per input field: the edge whose
@@ -67,9 +68,9 @@ def column_lineage_by_dataset(
         key = (in_ns, in_ds, in_field)
         if key not in inputs or (type_, subtype) < inputs[key][:2]:
             inputs[key] = (type_, subtype, desc)
-    out: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    out: dict[int, list[ColumnLineage]] = defaultdict(list)
     for (dataset, _, field), inputs in sorted(chosen.items(), key=lambda kv: kv[0][:2]):
-        input_fields = [
+        input_fields: list[ColumnLineageInput] = [
             {
                 "namespace": ns,
                 "dataset": ds,

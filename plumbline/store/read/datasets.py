@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from functools import cache
-from typing import Any
+from typing import Any, Literal, cast, overload
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -22,6 +22,14 @@ from plumbline.store.read.common import (
 from plumbline.store.read.dataset_column_lineage import column_lineage_by_dataset
 from plumbline.store.read.errors import NotFoundError
 from plumbline.store.read.idlist import in_ids
+from plumbline.store.read.records import (
+    Dataset,
+    DatasetData,
+    DatasetField,
+    DatasetPage,
+    DatasetVersion,
+    DatasetVersionPage,
+)
 from plumbline.store.read.runs import runs_by_uuid
 from plumbline.store.read.visibility import VisibleTo, visible_datasets
 
@@ -45,9 +53,9 @@ _FIELDS = (
 )
 
 
-def _fields_by_dataset(conn: Connection, ids: Sequence[int]) -> dict[int, list[dict[str, Any]]]:
+def _fields_by_dataset(conn: Connection, ids: Sequence[int]) -> dict[int, list[DatasetField]]:
     tags: dict[int, list[str]] = defaultdict(list)
-    fields: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    fields: dict[int, list[DatasetField]] = defaultdict(list)
     for field, tag in conn.execute(_FIELD_TAGS, {"ids": ids}).all():
         tags[field].append(tag)
     for field, dataset, name, type_, description in conn.execute(_FIELDS, {"ids": ids}).all():
@@ -86,12 +94,20 @@ def _datasets_query(full: bool) -> sa.Select[Any]:
     )
 
 
+@overload
+def datasets_by_pk(
+    conn: Connection, ids: Sequence[int], *, full: Literal[True] = True
+) -> dict[int, Dataset]: ...
+@overload
+def datasets_by_pk(
+    conn: Connection, ids: Sequence[int], *, full: Literal[False]
+) -> dict[int, DatasetData]: ...
 def datasets_by_pk(
     conn: Connection, ids: Sequence[int], *, full: bool = True
-) -> dict[int, dict[str, Any]]:
+) -> dict[int, Dataset] | dict[int, DatasetData]:
     """Marquez ``Dataset`` documents (``full=False``: the lighter ``DatasetData`` of graph nodes)."""
     wanted = sorted(set(ids))
-    out: dict[int, dict[str, Any]] = {}
+    out: dict[int, Any] = {}  # Dataset or DatasetData, as ``full`` says
     for (
         pk,
         type_,
@@ -143,7 +159,7 @@ def datasets_by_pk(
 
 def get_dataset(
     conn: Connection, namespace: str, name: str, visible_to: VisibleTo = None
-) -> dict[str, Any]:
+) -> Dataset:
     """``GET /namespaces/{namespace}/datasets/{dataset}``."""
     pk = dataset_pk(conn, namespace, name, visible_to=visible_to)
     doc = datasets_by_pk(conn, [pk])[pk]
@@ -153,7 +169,7 @@ def get_dataset(
 
 def list_datasets(
     conn: Connection, namespace: str, limit: int, offset: int, visible_to: VisibleTo = None
-) -> dict[str, Any]:
+) -> DatasetPage:
     """``GET /namespaces/{namespace}/datasets``: ``{"totalCount", "datasets"}``, by name."""
     ns = namespace_row(conn, namespace, visible_to=visible_to)
     d = s.datasets
@@ -173,18 +189,18 @@ def list_datasets(
 
 def _version_docs(
     conn: Connection, rows: Sequence[sa.Row[Any]], visible_to: VisibleTo
-) -> list[dict[str, Any]]:
+) -> list[DatasetVersion]:
     if not rows:
         return []
     dataset_docs = datasets_by_pk(conn, [rows[0].dataset_id])
     base = dataset_docs[rows[0].dataset_id]
     # a version written by a job the caller may not see keeps createdByRun null
     runs = runs_by_uuid(conn, [row.run_uuid for row in rows if row.run_uuid], visible_to)
-    docs = []
+    docs: list[DatasetVersion] = []
     for row in rows:
-        fields: list[dict[str, Any]] = [
+        fields: list[DatasetField] = [
             {
-                "name": field.get("name"),
+                "name": cast(str, field.get("name")),  # a schema field's name is required
                 "type": field.get("type"),
                 "tags": [],
                 "description": field.get("description"),
@@ -232,7 +248,7 @@ def list_dataset_versions(
     limit: int,
     offset: int,
     visible_to: VisibleTo = None,
-) -> dict[str, Any]:
+) -> DatasetVersionPage:
     """``GET …/datasets/{dataset}/versions``: ``{"totalCount", "versions"}``, newest first."""
     pk = dataset_pk(conn, namespace, name, visible_to=visible_to)
     dv = s.dataset_versions
@@ -244,7 +260,7 @@ def list_dataset_versions(
 
 def get_dataset_version(
     conn: Connection, namespace: str, name: str, version: str, visible_to: VisibleTo = None
-) -> dict[str, Any]:
+) -> DatasetVersion:
     """``GET …/datasets/{dataset}/versions/{version}`` (the version's uuid or its version string)."""
     pk = dataset_pk(conn, namespace, name, visible_to=visible_to)
     dv = s.dataset_versions

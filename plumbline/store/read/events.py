@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from plumbline.store import schema as s
 from plumbline.store.read.common import count, utc
+from plumbline.store.read.records import EventPage
 
 
 def list_lineage_events(
@@ -22,7 +22,7 @@ def list_lineage_events(
     offset: int,
     namespace: str | None = None,
     visible_to: frozenset[str] | None = None,
-) -> dict[str, Any]:
+) -> EventPage:
     """Events with ``after <= eventTime <= before``, sorted by event time (``desc`` by default):
     ``{"events": [event…], "totalCount"}``."""
     e = s.lineage_events

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from functools import cache
-from typing import Any
+from typing import Any, Literal, overload
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -21,6 +21,15 @@ from plumbline.store.read.common import (
 )
 from plumbline.store.read.errors import NotFoundError
 from plumbline.store.read.idlist import in_ids
+from plumbline.store.read.records import (
+    Job,
+    JobData,
+    JobPage,
+    JobVersion,
+    JobVersionPage,
+    NodeRef,
+    Run,
+)
 from plumbline.store.read.runs import (
     STORED_STATES,
     marquez_state,
@@ -47,16 +56,14 @@ _IO_OF_JOBS = (
 )
 
 
-def _io_by_job(conn: Connection, ids: Sequence[int]) -> dict[int, dict[str, list[dict[str, str]]]]:
-    out: dict[int, dict[str, list[dict[str, str]]]] = defaultdict(
-        lambda: {"input": [], "output": []}
-    )
+def _io_by_job(conn: Connection, ids: Sequence[int]) -> dict[int, dict[str, list[NodeRef]]]:
+    out: dict[int, dict[str, list[NodeRef]]] = defaultdict(lambda: {"input": [], "output": []})
     for job, direction, namespace, name in conn.execute(_IO_OF_JOBS, {"ids": ids}).all():
         out[job][direction].append({"namespace": namespace, "name": name})
     return out
 
 
-def _latest_runs(conn: Connection, ids: Sequence[int]) -> dict[int, list[dict[str, Any]]]:
+def _latest_runs(conn: Connection, ids: Sequence[int]) -> dict[int, list[Run]]:
     """The newest runs of each job by event time (at most LATEST_RUNS each), ranked in SQL; the
     job's latest run (``jobs.latest_run_uuid``) first, so that ``latestRun`` is
     ``latestRuns[0]`` even when two runs have events at the same instant."""
@@ -117,19 +124,35 @@ def _jobs_query(full: bool) -> sa.Select[Any]:
     )
 
 
+@overload
+def jobs_by_pk(
+    conn: Connection,
+    ids: Sequence[int],
+    *,
+    full: Literal[True] = True,
+    io: dict[int, dict[str, list[NodeRef]]] | None = None,
+) -> dict[int, Job]: ...
+@overload
+def jobs_by_pk(
+    conn: Connection,
+    ids: Sequence[int],
+    *,
+    full: Literal[False],
+    io: dict[int, dict[str, list[NodeRef]]] | None = None,
+) -> dict[int, JobData]: ...
 def jobs_by_pk(
     conn: Connection,
     ids: Sequence[int],
     *,
     full: bool = True,
-    io: dict[int, dict[str, list[dict[str, str]]]] | None = None,
-) -> dict[int, dict[str, Any]]:
+    io: dict[int, dict[str, list[NodeRef]]] | None = None,
+) -> dict[int, Job] | dict[int, JobData]:
     """Marquez ``Job`` documents (``full=False``: the lighter ``JobData`` of graph nodes).
 
     ``io``: the jobs' inputs and outputs when the caller already has them (the graph does).
     """
     wanted = sorted(set(ids))
-    out: dict[int, dict[str, Any]] = {}
+    out: dict[int, Any] = {}  # Job or JobData, as ``full`` says
     latest_uuid: dict[int, str] = {}
     for (
         pk,
@@ -201,7 +224,7 @@ _LATEST_RUN_OF_JOBS = (
 )
 
 
-def get_job(conn: Connection, namespace: str, name: str) -> dict[str, Any]:
+def get_job(conn: Connection, namespace: str, name: str) -> Job:
     """``GET /namespaces/{namespace}/jobs/{job}``."""
     pk = job_pk(conn, namespace, name)
     return jobs_by_pk(conn, [pk])[pk]
@@ -214,7 +237,7 @@ def list_jobs(
     offset: int,
     last_run_states: Sequence[str] = (),
     namespaces: frozenset[str] | None = None,
-) -> dict[str, Any]:
+) -> JobPage:
     """``GET /namespaces/{namespace}/jobs`` and the cross-namespace ``GET /jobs``."""
     j, r, n = s.jobs, s.runs, s.namespaces
     base = (
@@ -235,10 +258,10 @@ def list_jobs(
     return {"totalCount": total, "jobs": [docs[i] for i in ids]}
 
 
-def _version_docs(conn: Connection, job: int, rows: Sequence[sa.Row[Any]]) -> list[dict[str, Any]]:
+def _version_docs(conn: Connection, job: int, rows: Sequence[sa.Row[Any]]) -> list[JobVersion]:
     base = jobs_by_pk(conn, [job], full=False)[job]
     runs = runs_by_uuid(conn, [row.latest_run_uuid for row in rows if row.latest_run_uuid])
-    docs = []
+    docs: list[JobVersion] = []
     for row in rows:
         docs.append(
             {
@@ -257,11 +280,11 @@ def _version_docs(conn: Connection, job: int, rows: Sequence[sa.Row[Any]]) -> li
     return docs
 
 
-def _dataset_ids(value: Any) -> list[dict[str, Any]]:
+def _dataset_ids(value: Any) -> list[NodeRef]:
     """A job version's stored inputs/outputs as ``[{"namespace", "name"}]``."""
     if not isinstance(value, list):
         return []
-    ids = []
+    ids: list[NodeRef] = []
     for item in value:
         if isinstance(item, dict) and "namespace" in item and "name" in item:
             ids.append({"namespace": item["namespace"], "name": item["name"]})
@@ -270,7 +293,7 @@ def _dataset_ids(value: Any) -> list[dict[str, Any]]:
 
 def list_job_versions(
     conn: Connection, namespace: str, name: str, limit: int, offset: int
-) -> dict[str, Any]:
+) -> JobVersionPage:
     """``GET …/jobs/{job}/versions``: ``{"totalCount", "versions"}``, newest first."""
     pk = job_pk(conn, namespace, name)
     jv = s.job_versions
@@ -285,7 +308,7 @@ def list_job_versions(
     return {"totalCount": total, "versions": _version_docs(conn, pk, rows)}
 
 
-def get_job_version(conn: Connection, namespace: str, name: str, version: str) -> dict[str, Any]:
+def get_job_version(conn: Connection, namespace: str, name: str, version: str) -> JobVersion:
     """``GET …/jobs/{job}/versions/{version}`` (the version's uuid or its version string)."""
     pk = job_pk(conn, namespace, name)
     jv = s.job_versions

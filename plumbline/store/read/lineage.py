@@ -22,6 +22,7 @@ from plumbline.store.read.errors import InvalidArgumentError
 from plumbline.store.read.idlist import in_ids
 from plumbline.store.read.jobs import jobs_by_pk
 from plumbline.store.read.nodeids import dataset_node, job_node, resolve_node_id
+from plumbline.store.read.records import DatasetData, JobData, NodeRef
 from plumbline.store.read.visibility import VisibleTo
 from plumbline.store.read.walks import job_walk
 
@@ -126,7 +127,7 @@ def _graph(
     datasets: set[int],
     edges: dict[int, list[_JobEdge]],
 ) -> list[dict[str, Any]]:
-    io: dict[int, dict[str, list[dict[str, str]]]] = {}
+    io: dict[int, dict[str, list[NodeRef]]] = {}
     for job in jobs:
         io[job] = {"input": [], "output": []}
         for e in edges.get(job, []):
@@ -149,6 +150,7 @@ def _graph(
         edge = {"origin": origin, "destination": destination}
         out_edges[origin].append(edge)
         in_edges[destination].append(edge)
+    nodes: list[tuple[str, str, JobData | DatasetData]]
     nodes = [(job_ids[pk], "JOB", job_docs[pk]) for pk in jobs]
     nodes += [(ds_ids[pk], "DATASET", doc) for pk, doc in dataset_docs.items()]
     nodes.sort(key=itemgetter(0))

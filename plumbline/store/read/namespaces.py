@@ -10,10 +10,11 @@ from sqlalchemy.engine import Connection
 from plumbline.store import schema as s
 from plumbline.store.read.common import count, iso, namespace_row
 from plumbline.store.read.errors import NotFoundError
+from plumbline.store.read.records import Namespace, NamespacePage, Source, SourcePage
 from plumbline.store.read.visibility import VisibleTo, visible_dataset_ids, visible_namespaces
 
 
-def _namespace_doc(row: sa.Row[Any]) -> dict[str, Any]:
+def _namespace_doc(row: sa.Row[Any]) -> Namespace:
     return {
         "name": row.name,
         "createdAt": iso(row.created_at),
@@ -26,7 +27,7 @@ def _namespace_doc(row: sa.Row[Any]) -> dict[str, Any]:
 
 def list_namespaces(
     conn: Connection, limit: int, offset: int, visible_to: VisibleTo = None
-) -> dict[str, Any]:
+) -> NamespacePage:
     """``GET /namespaces``: visible namespaces by name, ``{"namespaces", "totalCount"}``."""
     n = s.namespaces
     base = sa.select(n).where(
@@ -36,12 +37,12 @@ def list_namespaces(
     return {"namespaces": [_namespace_doc(r) for r in rows], "totalCount": count(conn, base)}
 
 
-def get_namespace(conn: Connection, name: str, visible_to: VisibleTo = None) -> dict[str, Any]:
+def get_namespace(conn: Connection, name: str, visible_to: VisibleTo = None) -> Namespace:
     """``GET /namespaces/{namespace}``."""
     return _namespace_doc(namespace_row(conn, name, visible_to=visible_to))
 
 
-def _source_doc(row: sa.Row[Any]) -> dict[str, Any]:
+def _source_doc(row: sa.Row[Any]) -> Source:
     return {
         "type": row.type,
         "name": row.name,
@@ -65,7 +66,7 @@ def visible_sources(
 
 def list_sources(
     conn: Connection, limit: int, offset: int, visible_to: VisibleTo = None
-) -> dict[str, Any]:
+) -> SourcePage:
     """``GET /sources``: ``{"sources", "totalCount"}``."""
     src = s.sources
     base = sa.select(src).where(visible_sources(src.c.id, visible_to))
@@ -73,7 +74,7 @@ def list_sources(
     return {"sources": [_source_doc(r) for r in rows], "totalCount": count(conn, base)}
 
 
-def get_source(conn: Connection, name: str, visible_to: VisibleTo = None) -> dict[str, Any]:
+def get_source(conn: Connection, name: str, visible_to: VisibleTo = None) -> Source:
     """``GET /sources/{source}``."""
     src = s.sources
     query = sa.select(src).where(src.c.name == name, visible_sources(src.c.id, visible_to))

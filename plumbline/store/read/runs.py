@@ -13,6 +13,7 @@ from plumbline.store import schema as s
 from plumbline.store.read.common import chunks, count, iso, json_obj, utc
 from plumbline.store.read.errors import InvalidArgumentError, NotFoundError
 from plumbline.store.read.idlist import in_ids
+from plumbline.store.read.records import IoDatasetVersion, Run, RunFacets, RunPage
 from plumbline.store.read.visibility import VisibleTo, visible_job_id
 
 # OpenLineage event types (and Marquez's own names) -> Marquez run states
@@ -68,9 +69,9 @@ _RUNS = (
 )
 
 
-def runs_by_pk(conn: Connection, run_pks: Sequence[int]) -> dict[int, dict[str, Any]]:
+def runs_by_pk(conn: Connection, run_pks: Sequence[int]) -> dict[int, Run]:
     """Marquez ``Run`` documents of the given run ids (batched queries, no per-run round trip)."""
-    out: dict[int, dict[str, Any]] = {}
+    out: dict[int, Run] = {}
     if not run_pks:
         return out
     for (
@@ -136,19 +137,20 @@ _RUN_IO = (
 )
 
 
-def _attach_io(conn: Connection, runs: dict[int, dict[str, Any]]) -> None:
+def _attach_io(conn: Connection, runs: dict[int, Run]) -> None:
     if not runs:
         return
     for run_pk, direction, facets, namespace, dataset, version in conn.execute(
         _RUN_IO, {"ids": sorted(runs)}
     ).all():
         # a dataset read before any run wrote it has no version yet: still listed, version null
-        entry = {
+        entry: IoDatasetVersion = {
             "datasetVersionId": {"namespace": namespace, "name": dataset, "version": version},
             "facets": json_obj(facets),
         }
-        key = "inputDatasetVersions" if direction == "input" else "outputDatasetVersions"
-        runs[run_pk][key].append(entry)
+        run = runs[run_pk]
+        listed = run["inputDatasetVersions" if direction == "input" else "outputDatasetVersions"]
+        listed.append(entry)
 
 
 def run_pk_by_uuid(conn: Connection, run_uuid: str, visible_to: VisibleTo = None) -> int:
@@ -165,7 +167,7 @@ def run_pk_by_uuid(conn: Connection, run_uuid: str, visible_to: VisibleTo = None
 
 def runs_by_uuid(
     conn: Connection, run_uuids: Sequence[str], visible_to: VisibleTo = None
-) -> dict[str, dict[str, Any]]:
+) -> dict[str, Run]:
     """Marquez ``Run`` documents keyed by run uuid (only runs of jobs ``visible_to`` may see)."""
     r = s.runs
     pks: list[int] = []
@@ -175,7 +177,7 @@ def runs_by_uuid(
     return {run["id"]: run for run in runs_by_pk(conn, pks).values()}
 
 
-def get_run(conn: Connection, run_uuid: str, visible_to: VisibleTo = None) -> dict[str, Any]:
+def get_run(conn: Connection, run_uuid: str, visible_to: VisibleTo = None) -> Run:
     """``GET /jobs/runs/{id}``."""
     pk = run_pk_by_uuid(conn, run_uuid, visible_to)
     return runs_by_pk(conn, [pk])[pk]
@@ -183,7 +185,7 @@ def get_run(conn: Connection, run_uuid: str, visible_to: VisibleTo = None) -> di
 
 def get_run_facets(
     conn: Connection, run_uuid: str, facet_type: str = "run", visible_to: VisibleTo = None
-) -> dict[str, Any]:
+) -> RunFacets:
     """``GET /jobs/runs/{id}/facets?type=run|job``: ``{"runId", "facets"}``."""
     kind = facet_type.lower()
     if kind not in ("run", "job"):
@@ -206,7 +208,7 @@ def newest_first(r: sa.FromClause = s.runs) -> tuple[sa.ColumnElement[Any], ...]
     return (r.c.last_event_at.desc().nulls_last(), r.c.id.desc())
 
 
-def list_job_runs(conn: Connection, job_pk: int, limit: int, offset: int) -> dict[str, Any]:
+def list_job_runs(conn: Connection, job_pk: int, limit: int, offset: int) -> RunPage:
     """The runs of one job, newest first by event time: ``{"runs", "totalCount"}``."""
     r = s.runs
     base = sa.select(r.c.id).where(r.c.job_id == job_pk)

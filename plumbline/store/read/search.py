@@ -11,6 +11,7 @@ from sqlalchemy.engine import Connection
 from plumbline.store import schema as s
 from plumbline.store.read.common import iso, utc
 from plumbline.store.read.nodeids import dataset_node, job_node
+from plumbline.store.read.records import SearchPage, SearchResult
 from plumbline.store.read.visibility import visible_datasets, visible_jobs
 
 
@@ -66,7 +67,7 @@ def search(
     before: datetime | None = None,
     after: datetime | None = None,
     visible_to: frozenset[str] | None = None,
-) -> dict[str, Any]:
+) -> SearchPage:
     """``{"totalCount", "results": [{"type", "name", "updatedAt", "namespace", "nodeId"}]}``.
 
     ``filter`` is ``DATASET`` or ``JOB`` (None: both); ``sort`` is ``NAME`` or ``UPDATE_AT`` (newest
@@ -85,7 +86,7 @@ def search(
         else (union.c.name, union.c.type, union.c.namespace)
     )
     rows = conn.execute(sa.select(union).order_by(*order).limit(limit)).all()
-    results = [
+    results: list[SearchResult] = [
         {
             "type": row.type,
             "name": row.name,

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from plumbline.store import schema as s
 from plumbline.store.read.common import count
+from plumbline.store.read.records import TagPage
 
 
-def list_tags(conn: Connection, limit: int, offset: int) -> dict[str, Any]:
+def list_tags(conn: Connection, limit: int, offset: int) -> TagPage:
     """``{"tags": [{"name", "description"}], "totalCount"}`` by name."""
     t = s.tags
     base = sa.select(t.c.name, t.c.description)

@@ -7,7 +7,6 @@ event mentions them again.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -17,9 +16,10 @@ from plumbline.store.read.common import dataset_pk, job_pk, namespace_row
 from plumbline.store.read.datasets import datasets_by_pk
 from plumbline.store.read.jobs import jobs_by_pk
 from plumbline.store.read.namespaces import get_namespace
+from plumbline.store.read.records import Dataset, Job, Namespace
 
 
-def hide_dataset(conn: Connection, namespace: str, name: str) -> dict[str, Any]:
+def hide_dataset(conn: Connection, namespace: str, name: str) -> Dataset:
     """Hide one dataset; returns it as it was before (Marquez answers the deleted dataset)."""
     pk = dataset_pk(conn, namespace, name)
     doc = datasets_by_pk(conn, [pk])[pk]
@@ -30,7 +30,7 @@ def hide_dataset(conn: Connection, namespace: str, name: str) -> dict[str, Any]:
     return doc
 
 
-def hide_job(conn: Connection, namespace: str, name: str) -> dict[str, Any]:
+def hide_job(conn: Connection, namespace: str, name: str) -> Job:
     """Hide one job; returns it as it was before."""
     pk = job_pk(conn, namespace, name)
     doc = jobs_by_pk(conn, [pk])[pk]
@@ -39,7 +39,7 @@ def hide_job(conn: Connection, namespace: str, name: str) -> dict[str, Any]:
     return doc
 
 
-def hide_namespace(conn: Connection, namespace: str) -> dict[str, Any]:
+def hide_namespace(conn: Connection, namespace: str) -> Namespace:
     """Hide a namespace with every dataset and job in it; returns it as it was before."""
     row = namespace_row(conn, namespace)
     doc = get_namespace(conn, namespace)

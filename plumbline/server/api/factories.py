@@ -1,7 +1,9 @@
-"""One factory for the tag routes of datasets, dataset fields and jobs.
+"""Factories for the routes the read API repeats: paged lists, and tagging.
 
-``POST …/tags/{tag}`` adds the tag (creating an unknown tag, as Marquez does), ``DELETE`` removes it;
-both need the ``write`` scope and the namespace, and answer the tagged dataset or job as it is now.
+:func:`add_list_route`: ``GET`` a page of namespaces, sources or tags (``limit``, ``offset``) as the
+caller may see them. :func:`add_tag_routes`: ``POST …/tags/{tag}`` adds the tag (creating an unknown
+tag, as Marquez does), ``DELETE`` removes it; both need the ``write`` scope and the namespace, and
+answer the tagged dataset or job as it is now.
 """
 
 from __future__ import annotations
@@ -13,13 +15,36 @@ from typing import Any
 from fastapi import APIRouter
 from sqlalchemy.engine import Connection, Engine
 
-from plumbline.server.api.routing import StoreEngine, WriteAccess
+from plumbline.server.api.routing import Limit, Offset, ReadAccess, Reader, StoreEngine, WriteAccess
 from plumbline.server.auth import Principal
+from plumbline.store import VisibleTo
 
+# namespaces.list_namespaces(conn, limit, offset, visible_to) and its siblings
+PageReader = Callable[[Connection, int, int, VisibleTo], Any]
 # tagging.tag_dataset(conn, namespace, name, tag, add=…) and its siblings
 Tagger = Callable[..., None]
 # the answer, from the first two path parameters: get_dataset(conn, namespace, name), get_job(…)
 Answer = Callable[[Connection, str, str], Any]
+
+
+def add_list_route(
+    router: APIRouter, path: str, *, name: str, summary: str, response_model: Any, read: PageReader
+) -> None:
+    """Add ``GET path``: one page of what ``read`` lists, limited to what the caller may see."""
+
+    def endpoint(
+        *, conn: Reader, limit: Limit = 100, offset: Offset = 0, principal: ReadAccess
+    ) -> Any:
+        return read(conn, limit, offset, principal.namespaces)
+
+    router.add_api_route(
+        path,
+        endpoint,
+        methods=["GET"],
+        response_model=response_model,
+        summary=summary,
+        name=name,
+    )
 
 
 def add_tag_routes(

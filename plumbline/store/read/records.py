@@ -1,0 +1,252 @@
+"""The read path's results: Marquez's JSON shapes as typed records (field names as Marquez spells
+them, instants as ISO-8601 strings). The server's response models
+(:mod:`plumbline.server.api.models`) mirror these; the store never imports the server.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+
+class SearchResult(TypedDict):
+    type: str  # DATASET | JOB
+    name: str
+    updatedAt: str | None
+    namespace: str
+    nodeId: str
+
+
+class SearchPage(TypedDict):
+    totalCount: int
+    results: list[SearchResult]
+
+
+class EventPage(TypedDict):
+    events: list[dict[str, Any]]  # OpenLineage events exactly as received
+    totalCount: int
+
+
+class NodeRef(TypedDict):
+    """A dataset's or job's id: ``{"namespace", "name"}``."""
+
+    namespace: str
+    name: str
+
+
+class VersionRef(TypedDict):
+    """A job version's id (or an input's dataset version: null before any run wrote it)."""
+
+    namespace: str
+    name: str
+    version: str | None
+
+
+class Namespace(TypedDict):
+    name: str
+    createdAt: str | None
+    updatedAt: str | None
+    ownerName: str
+    description: str | None
+    isHidden: bool
+
+
+class NamespacePage(TypedDict):
+    namespaces: list[Namespace]
+    totalCount: int
+
+
+class Source(TypedDict):
+    type: str
+    name: str
+    createdAt: str | None
+    updatedAt: str | None
+    connectionUrl: str | None
+    description: str | None
+
+
+class SourcePage(TypedDict):
+    sources: list[Source]
+    totalCount: int
+
+
+class Tag(TypedDict):
+    name: str
+    description: str | None
+
+
+class TagPage(TypedDict):
+    tags: list[Tag]
+    totalCount: int
+
+
+class DatasetField(TypedDict):
+    name: str
+    type: str | None
+    tags: list[str]
+    description: str | None
+
+
+class ColumnLineageInput(TypedDict):
+    namespace: str
+    dataset: str
+    field: str
+    transformationDescription: str | None
+    transformationType: str | None
+
+
+class ColumnLineage(TypedDict):
+    """One field of a dataset and the fields it is computed from."""
+
+    name: str
+    inputFields: list[ColumnLineageInput]
+    transformationDescription: str | None  # the first input's (deprecated in Marquez)
+    transformationType: str | None
+
+
+class DatasetData(TypedDict):
+    """A dataset as a lineage graph node's ``data``."""
+
+    id: NodeRef
+    type: str
+    name: str
+    physicalName: str
+    createdAt: str | None
+    updatedAt: str | None
+    namespace: str
+    sourceName: str
+    fields: list[DatasetField]
+    tags: list[str]
+    lastModifiedAt: str | None
+    lastLifecycleState: str | None
+    description: str | None
+
+
+class Dataset(DatasetData):
+    """``GET …/datasets/{dataset}``."""
+
+    currentVersion: str | None
+    columnLineage: list[ColumnLineage] | None  # null when no field has column lineage
+    facets: dict[str, Any]
+    deleted: bool
+
+
+class DatasetPage(TypedDict):
+    totalCount: int
+    datasets: list[Dataset]
+
+
+class IoDatasetVersion(TypedDict):
+    datasetVersionId: VersionRef
+    facets: dict[str, Any]
+
+
+class Run(TypedDict):
+    id: str
+    createdAt: str | None
+    updatedAt: str | None
+    nominalStartTime: str | None
+    nominalEndTime: str | None
+    state: str  # Marquez's names: NEW, RUNNING, COMPLETED, FAILED, ABORTED
+    startedAt: str | None
+    endedAt: str | None
+    durationMs: int | None
+    args: dict[str, str]
+    jobVersion: VersionRef | None
+    inputDatasetVersions: list[IoDatasetVersion]
+    outputDatasetVersions: list[IoDatasetVersion]
+    facets: dict[str, Any]
+    parentRunId: str | None  # plumbline addition: the `parent` facet's run
+    errorMessage: str | None  # plumbline addition: a FAIL event's error
+
+
+class RunFacets(TypedDict):
+    runId: str
+    facets: dict[str, Any]
+
+
+class RunPage(TypedDict):
+    runs: list[Run]
+    totalCount: int
+
+
+class DatasetVersion(TypedDict):
+    id: NodeRef
+    type: str
+    name: str
+    physicalName: str
+    createdAt: str | None
+    version: str
+    namespace: str
+    sourceName: str
+    fields: list[DatasetField]
+    tags: list[str]
+    lifecycleState: str | None
+    description: str | None
+    currentSchemaVersion: str | None
+    createdByRun: Run | None
+    facets: dict[str, Any]
+    datasetVersion: str  # plumbline addition: the `version` facet's value, else the run's id
+
+
+class DatasetVersionPage(TypedDict):
+    totalCount: int
+    versions: list[DatasetVersion]
+
+
+class JobFields(TypedDict):
+    """The fields a job has wherever it appears (job documents and lineage graph nodes)."""
+
+    id: NodeRef
+    type: str
+    name: str
+    simpleName: str
+    parentJobName: str | None
+    parentJobUuid: str | None
+    createdAt: str | None
+    updatedAt: str | None
+    namespace: str
+    inputs: list[NodeRef]
+    outputs: list[NodeRef]
+    location: str | None
+    description: str | None
+    latestRun: Run | None
+
+
+class JobData(JobFields):
+    """A job as a lineage graph node's ``data``."""
+
+    currentVersion: str | None
+    currentRunUuid: str | None
+
+
+class Job(JobFields):
+    """``GET …/jobs/{job}``."""
+
+    latestRuns: list[Run]
+    facets: dict[str, Any]
+    currentVersion: str | None
+    labels: list[str]
+    tags: list[str]
+
+
+class JobPage(TypedDict):
+    totalCount: int
+    jobs: list[Job]
+
+
+class JobVersion(TypedDict):
+    id: VersionRef
+    name: str
+    createdAt: str | None
+    version: str
+    namespace: str
+    location: str | None
+    context: dict[str, str]
+    inputs: list[NodeRef]
+    outputs: list[NodeRef]
+    latestRun: Run | None
+
+
+class JobVersionPage(TypedDict):
+    totalCount: int
+    versions: list[JobVersion]
