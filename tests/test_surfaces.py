@@ -189,3 +189,22 @@ def test_every_exception_class_joins_the_plumbline_tree() -> None:
 def test_package_errors_are_plumbline_errors(error: str) -> None:
     module, name = error.split(":")
     assert issubclass(getattr(importlib.import_module(module), name), PlumblineError)
+
+
+def test_tests_import_helper_modules_not_other_tests() -> None:
+    """Helpers several tests share live in helper modules (``tests/store/builder.py``…), never in a
+    ``test_*.py`` file (pytest would collect it as tests, and its name would say it is one)."""
+    imports = []
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                modules = [node.module or ""] + [alias.name for alias in node.names] * (
+                    node.level > 0 and not node.module
+                )
+            elif isinstance(node, ast.Import):
+                modules = [alias.name for alias in node.names]
+            else:
+                continue
+            if any(module.split(".")[-1].startswith("test_") for module in modules):
+                imports.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert imports == []
