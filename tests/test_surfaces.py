@@ -193,7 +193,8 @@ def test_package_errors_are_plumbline_errors(error: str) -> None:
 
 def test_tests_import_helper_modules_not_other_tests() -> None:
     """Helpers several tests share live in helper modules (``tests/store/builder.py``…), never in a
-    ``test_*.py`` file (pytest would collect it as tests, and its name would say it is one)."""
+    ``test_*.py`` file (its name would say it holds tests) or a ``conftest.py`` (pytest loads those
+    itself; fixtures are used by name, not imported)."""
     imports = []
     for path in sorted((ROOT / "tests").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
@@ -205,6 +206,7 @@ def test_tests_import_helper_modules_not_other_tests() -> None:
                 modules = [alias.name for alias in node.names]
             else:
                 continue
-            if any(module.split(".")[-1].startswith("test_") for module in modules):
+            names = [module.split(".")[-1] for module in modules]
+            if any(name.startswith("test_") or name == "conftest" for name in names):
                 imports.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert imports == []

@@ -8,15 +8,14 @@ import http.server
 import shutil
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
 import pytest
 
 from plumbline.web.routes import STATIC_DIR
 
 from . import lineage_events
+from .ui_server import UiServer, post_events, start_server
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -98,38 +97,11 @@ def artifacts() -> Path:
     return ARTIFACTS
 
 
-@dataclass
-class UiServer:
-    """A live plumbline server holding the known lineage of lineage_events.py."""
-
-    url: str
-    db_url: str
-
-
-def _start_server(db_url: str, **settings: object) -> tuple[object, str]:
-    from plumbline.server.app import create_app
-    from plumbline.server.runner import BackgroundServer
-    from plumbline.server.settings import ServerSettings
-
-    app = create_app(ServerSettings(db_url=db_url, port=0, **settings))  # type: ignore[arg-type]
-    server = BackgroundServer(app, port=0)
-    return server, server.start()
-
-
-def post_events(url: str, events: list[dict], token: str | None = None) -> None:
-    """POST each event to the server's lineage endpoint, as a producer would."""
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
-    with httpx.Client(base_url=url, timeout=60, headers=headers) as client:
-        for event in events:
-            r = client.post("/api/v1/lineage", json=event)
-            assert r.status_code == 201, (r.status_code, r.text)
-
-
 @pytest.fixture(scope="module")
 def ui_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UiServer]:
     """A server on a fresh SQLite store with the hand-written event set posted over HTTP."""
     db_url = f"sqlite:///{tmp_path_factory.mktemp('ui') / 'store.db'}"
-    server, url = _start_server(db_url)
+    server, url = start_server(db_url)
     try:
         post_events(url, lineage_events.events())
         yield UiServer(url=url, db_url=db_url)

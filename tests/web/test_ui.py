@@ -13,7 +13,7 @@ from urllib.parse import quote
 import pytest
 
 from . import lineage_events as ev
-from .conftest import UiServer
+from .ui_server import UiServer
 
 pytestmark = pytest.mark.browser
 

@@ -10,7 +10,7 @@ from urllib.parse import quote
 import pytest
 
 from . import lineage_events as ev
-from .conftest import _start_server, post_events
+from .ui_server import post_events, start_server
 
 pytestmark = pytest.mark.browser
 
@@ -22,7 +22,7 @@ def auth_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str,
     from plumbline.store.engine import create_store_engine
 
     db_url = f"sqlite:///{tmp_path_factory.mktemp('ui-auth') / 'store.db'}"
-    server, url = _start_server(db_url, auth="required")
+    server, url = start_server(db_url, auth="required")
     engine = create_store_engine(db_url)
     try:
         writer = create_token(engine, "ui-writer", "write")
@@ -85,7 +85,7 @@ def test_a_new_session_asks_again(browser: Any, auth_server: tuple[str, str]) ->
 @pytest.fixture(scope="module")
 def empty_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     db_url = f"sqlite:///{tmp_path_factory.mktemp('ui-empty') / 'store.db'}"
-    server, url = _start_server(db_url)
+    server, url = start_server(db_url)
     yield url
     server.stop()  # type: ignore[attr-defined]
 
@@ -112,7 +112,7 @@ def test_thousand_node_graph(
     page: Any, tmp_path_factory: pytest.TempPathFactory, artifacts: Path
 ) -> None:
     db_url = f"sqlite:///{tmp_path_factory.mktemp('ui-big') / 'store.db'}"
-    server, url = _start_server(db_url)
+    server, url = start_server(db_url)
     try:
         events = ev.big_graph_events(levels=5, width=100)
         post_events(url, events)
@@ -160,7 +160,7 @@ def test_thousand_node_graph(
 
 def test_truncated_graph_says_so(page: Any, tmp_path_factory: pytest.TempPathFactory) -> None:
     db_url = f"sqlite:///{tmp_path_factory.mktemp('ui-cap') / 'store.db'}"
-    server, url = _start_server(db_url, max_graph_nodes=30)
+    server, url = start_server(db_url, max_graph_nodes=30)
     try:
         post_events(url, ev.big_graph_events(levels=2, width=20))  # 81 nodes
         page.goto(f"{url}/lineage?node={quote('dataset:file:/big/source', safe='')}&depth=5")
