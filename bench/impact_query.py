@@ -8,7 +8,7 @@ plus a history: ``--rounds`` runs of every job (default 2, one round a day, laye
 reading the versions its inputs had in that round (exact ``run_io`` links, as the store makes them)
 and writing a new version of its output. So 500,000 runs, 2,000,000 run inputs/outputs and ~500,000
 dataset versions at full size. The rerun plan starts from the last round's version of a dataset in
-layer ``--plan-layer`` and must cover every run of that round downstream of it.
+each layer of ``--plan-layers`` and must cover every run of that round downstream of it.
 
     .venv/bin/python bench/impact_query.py             # full size (many minutes per backend)
     .venv/bin/python bench/impact_query.py --small     # 50x smaller, a quick check
@@ -232,7 +232,7 @@ def measure(client: httpx.Client, path: str, params: list[dict[str, Any]]) -> di
 
 
 def run_backend(
-    backend: str, url: str, shape: Shape, rounds: int, queries: int, plan_layer: int
+    backend: str, url: str, shape: Shape, rounds: int, queries: int, plan_layers: list[int]
 ) -> list[tuple[str, dict[str, Any]]]:
     engine = create_store_engine(url)
     upgrade(engine)
@@ -261,14 +261,16 @@ def run_backend(
             ]
             results.append(("column impact depth 5", measure(client, path, column)))
             rng = random.Random(7)
-            plans = [
-                {
-                    "nodeId": f"dataset:{NS}:ds_{plan_layer}_{rng.randrange(shape.width)}",
-                    "since": (NOW + timedelta(days=rounds - 1)).isoformat(),
-                }
-                for _ in range(max(queries // 20, 5))
-            ]
-            results.append(("rerun plan", measure(client, "/api/v1/rerun-plan", plans)))
+            for layer in plan_layers:
+                plans = [
+                    {
+                        "nodeId": f"dataset:{NS}:ds_{layer}_{rng.randrange(shape.width)}",
+                        "since": (NOW + timedelta(days=rounds - 1)).isoformat(),
+                    }
+                    for _ in range(max(queries // 20, 5))
+                ]
+                name = f"rerun plan from layer {layer}"
+                results.append((name, measure(client, "/api/v1/rerun-plan", plans)))
     finally:
         server.stop()
     return results
@@ -280,23 +282,28 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=100, help="impact queries per kind")
     parser.add_argument("--rounds", type=int, default=2, help="runs per job (one round a day)")
     parser.add_argument(
-        "--plan-layer", type=int, help="layer of the rerun plan's dataset (default: a fifth in)"
+        "--plan-layers",
+        help="layers of the rerun plans' datasets, comma-separated (default: a fifth and half in)",
     )
     parser.add_argument("--backend", choices=("sqlite", "postgresql"), help="only this backend")
     args = parser.parse_args()
     shape = SMALL if args.small else FULL
-    plan_layer = args.plan_layer if args.plan_layer is not None else shape.layers // 5
+    plan_layers = (
+        [int(x) for x in args.plan_layers.split(",")]
+        if args.plan_layers
+        else [shape.layers // 5, shape.layers // 2]
+    )
     print(
         f"graph: {shape.datasets:,} datasets, {shape.jobs:,} jobs, {shape.jobs * 4:,} job-dataset "
         f"edges; {args.rounds} runs per job ({shape.jobs * args.rounds:,} runs, "
-        f"{shape.jobs * args.rounds * 4:,} run inputs/outputs); rerun plans from layer {plan_layer}",
+        f"{shape.jobs * args.rounds * 4:,} run inputs/outputs); rerun plans from layers {plan_layers}",
         flush=True,
     )
     all_results: list[tuple[str, str, dict[str, Any]]] = []
     if args.backend in (None, "sqlite"):
         with tempfile.TemporaryDirectory() as tmp:
             for name, r in run_backend(
-                "SQLite", f"sqlite:///{tmp}/bench.db", shape, args.rounds, args.queries, plan_layer
+                "SQLite", f"sqlite:///{tmp}/bench.db", shape, args.rounds, args.queries, plan_layers
             ):
                 all_results.append(("SQLite", name, r))
     if args.backend in (None, "postgresql"):
@@ -304,7 +311,7 @@ def main() -> None:
         try:
             url = sa.make_url(PG_ADMIN).set(database=name_db).render_as_string(False)
             for name, r in run_backend(
-                "PostgreSQL", url, shape, args.rounds, args.queries, plan_layer
+                "PostgreSQL", url, shape, args.rounds, args.queries, plan_layers
             ):
                 all_results.append(("PostgreSQL", name, r))
         finally:

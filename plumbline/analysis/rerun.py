@@ -178,9 +178,12 @@ def _steps(
     for job_runs in by_job.values():
         job_runs.sort(key=lambda r: (r.started_at is None, r.started_at or datetime.min, r.uuid))
 
-    def key(job: int) -> tuple[Any, ...]:
-        first = by_job[job][0]
-        return (first.started_at is None, iso(first.started_at) or "", first.namespace, first.job)
+    keys = {
+        job: (runs_[0].started_at is None, iso(runs_[0].started_at) or "", runs_[0].namespace)
+        + (runs_[0].job,)
+        for job, runs_ in by_job.items()
+    }
+    key = keys.__getitem__
 
     waiting = {job: set(reads_from[job]) for job in by_job}
     readers_of_job: dict[int, set[int]] = defaultdict(set)
