@@ -209,9 +209,12 @@ def impact_starts(shape: Shape, count: int, seed: int, fields: bool) -> list[str
     return out
 
 
-def measure(client: httpx.Client, path: str, params: list[dict[str, Any]]) -> dict[str, Any]:
+def measure(
+    server: Server, client: httpx.Client, path: str, params: list[dict[str, Any]]
+) -> dict[str, Any]:
     for warm in params[:3]:
         client.get(path, params=warm)
+    cpu = server.cpu_seconds()
     latencies, sizes, truncated = [], [], 0
     for p in params:
         began = time.perf_counter()
@@ -228,6 +231,7 @@ def measure(client: httpx.Client, path: str, params: list[dict[str, Any]]) -> di
         "size_median": int(statistics.median(sizes)),
         "size_max": max(sizes),
         "truncated": truncated,
+        "cpu_ms": (server.cpu_seconds() - cpu) * 1000 / len(params),
     }
 
 
@@ -252,14 +256,14 @@ def run_backend(
                 {"nodeId": node, "depth": 10}
                 for node in impact_starts(shape, queries, seed=10, fields=False)
             ]
-            results.append(("impact depth 10", measure(client, path, table)))
+            results.append(("impact depth 10", measure(server, client, path, table)))
             up = [{**p, "direction": "upstream"} for p in table[: max(queries // 2, 5)]]
-            results.append(("impact upstream depth 10", measure(client, path, up)))
+            results.append(("impact upstream depth 10", measure(server, client, path, up)))
             column = [
                 {"nodeId": node, "depth": 5}
                 for node in impact_starts(shape, queries, seed=5, fields=True)
             ]
-            results.append(("column impact depth 5", measure(client, path, column)))
+            results.append(("column impact depth 5", measure(server, client, path, column)))
             rng = random.Random(7)
             for layer in plan_layers:
                 plans = [
@@ -270,7 +274,7 @@ def run_backend(
                     for _ in range(max(queries // 20, 5))
                 ]
                 name = f"rerun plan from layer {layer}"
-                results.append((name, measure(client, "/api/v1/rerun-plan", plans)))
+                results.append((name, measure(server, client, "/api/v1/rerun-plan", plans)))
     finally:
         server.stop()
     return results
@@ -323,7 +327,7 @@ def main() -> None:
     for backend, name, r in all_results:
         print(
             f"| {backend} | {name} | {r['n']} | {r['p50']:.1f} | {r['p95']:.1f} | "
-            f"{r['size_median']} | {r['size_max']} | {r['truncated']} |"
+            f"{r['size_median']} | {r['size_max']} | {r['truncated']} | {r['cpu_ms']:.1f} |"
         )
 
 

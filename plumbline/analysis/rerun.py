@@ -13,7 +13,8 @@ read and wrote.
 from __future__ import annotations
 
 import heapq
-from collections import Counter, defaultdict
+from collections import defaultdict
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
@@ -150,6 +151,15 @@ def _seeds(
     return {v.id for v in versions_since(conn, dataset, since)}, source
 
 
+def _most_common(parents: Iterable[JobRef | None]) -> JobRef | None:
+    """The parent job most runs share (the first seen on a tie); None when none has one."""
+    counts: dict[JobRef, int] = {}
+    for parent in parents:
+        if parent is not None:
+            counts[parent] = counts.get(parent, 0) + 1
+    return max(counts, key=counts.__getitem__) if counts else None
+
+
 def _use(rv: RunVersion, bad: set[int]) -> VersionUse:
     affected = rv.version_id is not None and rv.version_id in bad
     source = rv.version_source if rv.direction == "input" else None
@@ -226,8 +236,7 @@ def _steps(
             )
             for run in job_runs
         )
-        parents = Counter(r.parent_job for r in redo if r.parent_job is not None)
-        parent = parents.most_common(1)[0][0] if parents else None
+        parent = _most_common(r.parent_job for r in redo)
         first = job_runs[0]
         steps.append(
             (

@@ -188,7 +188,8 @@ def run_versions(conn: Connection, run_ids: Sequence[int]) -> list[RunVersion]:
     """What these runs read and wrote, each with its version (by run, inputs first)."""
     if not run_ids:
         return []
-    return [_run_version(row) for row in conn.execute(_OF_RUNS, {"ids": sorted(set(run_ids))})]
+    rows = conn.execute(_OF_RUNS, {"ids": sorted(set(run_ids))}).all()
+    return [_run_version(row) for row in rows]
 
 
 def readers_of(conn: Connection, version_ids: Sequence[int]) -> list[RunVersion]:
@@ -208,25 +209,31 @@ def writers_of(conn: Connection, version_ids: Sequence[int]) -> list[RunVersion]
 
 
 def _downstream_reads_statement() -> sa.Select[Any]:
-    """Recursive: the bad versions (the bound ``ids`` and every version a run reading a bad one
-    wrote), then each run input that read one of them. ``UNION`` keeps each version once, so a
-    history where runs read each other's outputs in a cycle ends."""
-    dv, i, o = s.dataset_versions, s.run_io.alias("reader"), s.run_io.alias("written")
-    bad = sa.select(dv.c.id.label("version_id")).where(in_ids(dv.c.id)).cte("bad", recursive=True)
+    """Recursive: the run inputs that read one of the bound ``ids``, then those that read a
+    version such a run wrote, and so on. ``UNION`` keeps each (run, version) pair once, so a
+    history where runs read each other's outputs in a cycle ends; every step is an index lookup
+    (``run_io`` by version, then by run)."""
+    first = s.run_io.alias("first_read")
+    reads = (
+        sa.select(first.c.run_id, first.c.dataset_version_id.label("version_id"))
+        .where(in_ids(first.c.dataset_version_id), first.c.direction == "input")
+        .cte("affected_reads", recursive=True)
+    )
+    written, reader = s.run_io.alias("written"), s.run_io.alias("reader")
     step = (
-        sa.select(o.c.dataset_version_id)
-        .select_from(bad)
-        .join(i, sa.and_(i.c.dataset_version_id == bad.c.version_id, i.c.direction == "input"))
-        .join(o, sa.and_(o.c.run_id == i.c.run_id, o.c.direction == "output"))
-        .where(o.c.dataset_version_id.is_not(None))
+        sa.select(reader.c.run_id, reader.c.dataset_version_id)
+        .select_from(reads)
+        .join(written, sa.and_(written.c.run_id == reads.c.run_id, written.c.direction == "output"))
+        .join(
+            reader,
+            sa.and_(
+                reader.c.dataset_version_id == written.c.dataset_version_id,
+                reader.c.direction == "input",
+            ),
+        )
     )
-    bad = bad.union(step)
-    reads = s.run_io.alias("affected_read")
-    return (
-        sa.select(reads.c.run_id, reads.c.dataset_version_id)
-        .join(bad, bad.c.version_id == reads.c.dataset_version_id)
-        .where(reads.c.direction == "input")
-    )
+    reads = reads.union(step)
+    return sa.select(reads.c.run_id, reads.c.version_id)
 
 
 _DOWNSTREAM_READS = _downstream_reads_statement()
