@@ -11,7 +11,7 @@ from typing import Any
 from plumbline import __version__
 from plumbline.spark import events, jvm, rdd_jobs
 from plumbline.spark import listener as listeners
-from plumbline.spark.listener import CaptureWorker, SqlExecutionListener
+from plumbline.spark.listener import CaptureWorker, QueryEnds, SqlExecutionListener
 from plumbline.spark.runs import AppRun, RunTracker
 from plumbline.spark.settings import CaptureSettings, resolve
 
@@ -50,6 +50,15 @@ class CaptureHandle:
         )
         self._submit(self._app_event("START"))
         self._registered = listeners.register(context, self._listener)
+        self._queries = QueryEnds(spark, self._worker.submit, self._stream_ended)
+
+    def _stream_ended(self, run_id: str, error: str | None, when_ms: float) -> None:
+        """A streaming query run ended: after the batch ends Spark queued before it, complete it."""
+        try:  # the batch's SQL end travels on another listener queue: let it arrive first
+            self._jsc.listenerBus().waitUntilEmpty(2000)
+        except Exception:
+            log.debug("listener bus did not drain in time", exc_info=True)
+        self._worker.submit(lambda: self._tracker.streams.terminated(run_id, error, when_ms))
 
     def _submit(self, event: dict[str, Any]) -> None:
         self._emitter.submit(event)
@@ -104,7 +113,8 @@ class CaptureHandle:
         try:
             remaining = self._settle(timeout)
             self._listener.active = False
-            self._tracker.close()
+            self._tracker.close(time.time() * 1000)
+            self._queries.remove()
             try:
                 listeners.unregister(self._spark.sparkContext, self._registered)
             except Exception:

@@ -11,7 +11,7 @@ import logging
 import re
 from typing import Any
 
-from plumbline.spark import jvm
+from plumbline.spark import jvm, streaming
 from plumbline.spark.datasets import from_jdbc, from_location, from_table
 from plumbline.spark.ddl import (
     TableMemory,
@@ -32,6 +32,8 @@ from plumbline.spark.vocabulary import (
     RDD_RELATION,
     SCAN_EXEC_PREFIXES,
     SCAN_EXECS,
+    STREAM_RELATIONS,
+    STREAM_WRITES,
     V2_RELATION,
     V2_WRITES,
     WRITE_COMMANDS,
@@ -82,6 +84,8 @@ class _Extraction:
     def _leaf_read(self, leaf: Node, jvm_leaf: Any) -> LeafRead | None:
         if leaf.name == RDD_RELATION:
             return rdd_read(jvm_leaf.rdd())
+        if leaf.name in STREAM_RELATIONS:
+            return LeafRead(streaming.source_datasets(jvm_leaf))
         if leaf.name == V2_RELATION:
             facts = self._v2_relation(jvm_leaf, None)
             if facts is None:
@@ -160,6 +164,8 @@ class _Extraction:
                 facts.needs_catalog_event = ("CreateTableEvent", database, info.table)
         elif name in V2_WRITES:
             facts = self._v2_output(cmd, name)
+        elif name in STREAM_WRITES:
+            facts = streaming.sink_output(cmd, name)
         elif name in ("SaveIntoDataSourceCommand", "InsertIntoDataSourceCommand"):
             facts = self._data_source_output(cmd, name)
             if name == "InsertIntoDataSourceCommand":

@@ -235,6 +235,9 @@ def relation_info(jvm_leaf: Any, leaf: Node) -> RelationInfo:
         roots = str(relation.location().rootPaths().mkString("\n")).split("\n")
     except Exception:  # not a file relation: a source plumbline does not name
         return RelationInfo("unknown", schema=schema, table=table)
+    if leaf.fields.get("isStreaming") is True:  # a file source's batch: its files, under its path
+        base = option(relation.options().get("basePath"))
+        roots = [str(base)] if base is not None else roots
     if table is not None:
         table.location = roots[0]
     file_format = None if text == "HadoopFiles" else text.lower()

@@ -309,6 +309,34 @@ def _relation(walker: LineageWalker, plan: Node, outputs: list[list[Node]]) -> l
     return attributes
 
 
+@plan_kind(v.VIEWS)
+def _view(walker: LineageWalker, plan: Node, outputs: list[list[Node]]) -> list[Node]:
+    """A persistent view (or a `CACHE TABLE … AS SELECT` table): its child's output.
+
+    Spark reads a view through a projection of its own that casts each column to the view's
+    schema (`cast(id#1 as bigint) AS id#2`); those casts are not the user's transformations, so a
+    column the view only casts keeps the lineage of the column it reads (IDENTITY stays IDENTITY).
+    """
+    child = plan.children[0] if plan.children else None
+    if child is not None and child.name in v.PROJECTS:
+        for alias in child.trees("projectList"):
+            inner = _view_cast_of(alias)
+            if inner is not None:
+                walker.define(alias, walker.attribute_deps(inner))
+    return _first(outputs)
+
+
+def _view_cast_of(expr: Node) -> Node | None:
+    """The attribute under `cast(attribute) AS name`, the shape of a view's own projection."""
+    if expr.name not in v.ALIASES or len(expr.children) != 1:
+        return None
+    cast = expr.children[0]
+    if cast.name not in v.CASTS or len(cast.children) != 1:
+        return None
+    inner = cast.children[0]
+    return inner if inner.name in v.ATTRIBUTES else None
+
+
 @plan_kind(v.PROJECTS)
 def _project(walker: LineageWalker, plan: Node, outputs: list[list[Node]]) -> list[Node]:
     return walker.project(plan.trees("projectList"))

@@ -222,3 +222,54 @@ def _ignore(self: SqlExecutionListener, event: Any) -> None:
 
 for _name in _IGNORED_CALLBACKS:
     setattr(SqlExecutionListener, _name, _ignore)
+
+
+class QueryEnds:
+    """A StreamingQueryListener that queues `on_end(run_id, error, time_ms)` when a query run
+    terminates (PySpark's listener API; progress events are left to the SQL listener)."""
+
+    def __init__(
+        self,
+        spark: Any,
+        submit: Callable[[Callable[[], None]], None],
+        on_end: Callable[[str, str | None, float], None],
+    ) -> None:
+        self._spark = spark
+        self._listener: Any = None
+        try:
+            from pyspark.sql.streaming.listener import StreamingQueryListener
+        except ImportError:
+            return
+
+        class _Ends(StreamingQueryListener):  # type: ignore[misc]
+            def onQueryStarted(self, event: Any) -> None:  # noqa: N802 - PySpark's API
+                pass
+
+            def onQueryProgress(self, event: Any) -> None:  # noqa: N802
+                pass
+
+            def onQueryIdle(self, event: Any) -> None:  # noqa: N802
+                pass
+
+            def onQueryTerminated(self, event: Any) -> None:  # noqa: N802
+                try:
+                    run_id, error, when = str(event.runId), event.exception, time.time() * 1000
+                    submit(lambda: on_end(run_id, error, when))
+                except Exception:
+                    log.warning("plumbline listener failed on a query's end", exc_info=True)
+
+        try:
+            self._listener = _Ends()
+            spark.streams.addListener(self._listener)
+        except Exception:
+            log.warning("plumbline cannot follow streaming queries' ends", exc_info=True)
+            self._listener = None
+
+    def remove(self) -> None:
+        """Stop following queries."""
+        if self._listener is not None:
+            try:
+                self._spark.streams.removeListener(self._listener)
+            except Exception:
+                log.debug("could not remove the streaming listener", exc_info=True)
+            self._listener = None

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from plumbline.spark import catalog_events, events, jvm
+from plumbline.spark import catalog_events, events, jvm, streaming
 from plumbline.spark.datasets import redact_text
 from plumbline.spark.extract import (
     ActionFacts,
@@ -47,6 +47,7 @@ class _ActionRun:
     nested: list[ActionFacts] = field(default_factory=list)
     at_start: dict[int, ActionFacts] = field(default_factory=dict)  # by execution id
     readers: list[Any] = field(default_factory=list)  # QueryExecutions of nested reads
+    stream: str | None = None  # the streaming query's run id, for a micro-batch
 
 
 class RunTracker:
@@ -62,6 +63,7 @@ class RunTracker:
         # without Spark's catalog events an IF [NOT] EXISTS statement counts as a change
         self._catalog = catalog_events.attach(session, jvm._JVM[0])
         self._properties: dict[str, str] | None = None
+        self.streams = streaming.StreamRuns(app.namespace, app.job_name, emit, self.run_facets)
 
     def spark_properties(self) -> dict[str, str]:
         """The allow-listed Spark properties (read once; see `settings.captured_properties`)."""
@@ -78,8 +80,9 @@ class RunTracker:
                 log.debug("cannot read the Spark properties", exc_info=True)
         return self._properties
 
-    def close(self) -> None:
-        """Stop following the catalog's events."""
+    def close(self, time_ms: float) -> None:
+        """Stop following the catalog's events; streaming query runs still open complete."""
+        self.streams.close(time_ms)
         if self._catalog is not None:
             self._catalog.detach()
 
@@ -94,6 +97,9 @@ class RunTracker:
             return
         facts = describe_action(self._session, qe, with_metrics=False, memory=self._tables)
         run.at_start[execution_id] = facts  # the plan does not change: read once
+        run.stream = streaming.batch_of(qe)
+        if run.stream is not None:  # micro-batches are folded into the query's run at their end
+            return
         # a conditional DDL may be a no-op: its START waits for the verdict at the end
         if facts.writes and not any(_conditional_ddl(d) for d in facts.outputs):
             self._send_start(run, facts)
@@ -102,6 +108,8 @@ class RunTracker:
         """A SQL execution ended; `failure` is a JVM Throwable or None."""
         root_id = self._root_of.pop(execution_id, execution_id)
         run = self._runs.setdefault(root_id, _ActionRun(events.new_run_id()))
+        if execution_id == root_id and execution_id not in run.at_start:  # START not read
+            run.stream = streaming.batch_of(qe)
         facts = self._facts_at_end(run, execution_id, qe)
         if facts is not None and failure is not None:
             facts.error = jvm.failure_text(failure)
@@ -120,6 +128,9 @@ class RunTracker:
             if changes is not None:
                 _apply_catalog_changes(merged, changes)
             self._tables.remember(merged, changes)
+        if merged is not None and run.stream is not None:
+            self.streams.batch(run.stream, merged, time_ms)
+            return
         if merged is None or not merged.writes:
             return
         if not run.started:

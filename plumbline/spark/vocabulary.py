@@ -12,6 +12,8 @@ from __future__ import annotations
 
 RDD_RELATION = "LogicalRDD"  # a DataFrame made from an RDD (`rdd()` is that RDD)
 V2_RELATION = "DataSourceV2Relation"  # a table of a DataSource V2 catalog
+# a micro-batch's DataSource V2 streaming source (Kafka...): `relation().options()` name it
+STREAM_RELATIONS = frozenset({"StreamingDataSourceV2ScanRelation", "StreamingDataSourceV2Relation"})
 
 # Leaves whose `output` attributes start lineage: each is a fresh column (of a dataset when the
 # leaf reads one, of nothing for in-memory data).
@@ -27,16 +29,22 @@ LEAF_RELATIONS = frozenset(
         "Range",
         "OneRowRelation",
         "ExternalRDD",
+        *STREAM_RELATIONS,
     }
 )
 # Leaves that read a dataset plumbline can name (files, catalog tables, JDBC, V2 catalogs, the
 # files below a DataFrame made from an RDD).
-DATASET_RELATIONS = frozenset({"LogicalRelation", "HiveTableRelation", V2_RELATION, RDD_RELATION})
+DATASET_RELATIONS = frozenset(
+    {"LogicalRelation", "HiveTableRelation", V2_RELATION, RDD_RELATION, *STREAM_RELATIONS}
+)
 # A V1 relation that is a JDBC table (the relation's `toString()` starts with it).
 JDBC_RELATION = "JDBCRelation"
 
 # -- other logical plan nodes, by how column lineage treats them --------------------------------
 
+# A persistent view, or the temporary view of `CACHE TABLE … AS SELECT`: its child is the view's
+# own projection (each column cast to the view's schema) over the view's query.
+VIEWS = frozenset({"View"})
 PROJECTS = frozenset({"Project"})  # `projectList`: the output, each column computed from its input
 AGGREGATES = frozenset({"Aggregate"})  # `aggregateExpressions`, grouped by `groupingExpressions`
 FILTERS = frozenset({"Filter"})  # `condition` filters the rows
@@ -74,6 +82,7 @@ ALIASES = frozenset({"Alias"})  # names its child: the same lineage
 WINDOW_EXPRESSIONS = frozenset({"WindowExpression"})  # a function, then its window spec
 CASE_WHENS = frozenset({"CaseWhen"})  # (condition, value) pairs, then an optional else value
 IFS = frozenset({"If"})  # predicate, then the two values
+CASTS = frozenset({"Cast", "UpCast"})  # a type conversion of their one child
 
 # -- write commands -----------------------------------------------------------------------------
 
@@ -86,6 +95,9 @@ V2_WRITES: dict[str, str | None] = {
     "CreateTableAsSelect": "CREATE",
     "ReplaceTableAsSelect": "OVERWRITE",
 }
+# A micro-batch of a streaming query writing its sink (file sinks and foreachBatch: V1; Kafka and
+# other V2 sinks); its child is the batch's query.
+STREAM_WRITES = frozenset({"WriteToMicroBatchDataSourceV1", "WriteToMicroBatchDataSource"})
 # V1 commands and V2 writes whose query writes a dataset.
 WRITE_COMMANDS = frozenset(
     {
@@ -95,6 +107,7 @@ WRITE_COMMANDS = frozenset(
         "InsertIntoDataSourceCommand",
         "InsertIntoDataSourceDirCommand",
         *V2_WRITES,
+        *STREAM_WRITES,
     }
 )
 # Write commands that carry a SaveMode (`mode()`).

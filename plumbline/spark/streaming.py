@@ -1,0 +1,241 @@
+"""Structured Streaming: one OpenLineage run per streaming query run, not one per micro-batch.
+
+Every micro-batch is a SQL execution whose QueryExecution is an `IncrementalExecution` (its
+query's id, run id and batch id); a `foreachBatch` function's writes are nested executions of it.
+`StreamRuns` folds the batches of one query run into one OpenLineage run (its run id is the
+query's run id): START with the first batch that writes, RUNNING when a batch reads or writes a
+dataset the run had not seen, or at most once per `progress_seconds` with the statistics so far,
+and COMPLETE (or FAIL) when the query terminates. Datasets follow the OpenLineage naming: a file
+source is its folder, a file sink its path, Kafka `kafka://<first bootstrap server>` and the topic.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from plumbline.spark import events, jvm
+from plumbline.spark.datasets import DatasetId, from_location
+from plumbline.spark.facts import ActionFacts, DatasetFacts
+
+log = logging.getLogger(__name__)
+
+STREAMING = "STREAMING"
+STREAM_EXECUTION = "IncrementalExecution"  # the QueryExecution of one micro-batch
+_FILE_SINK = re.compile(r"^FileSink\[(.*)\]$")
+_KAFKA_OPTION = "kafka.bootstrap.servers"
+
+
+# -- naming ---------------------------------------------------------------------------------------
+
+
+def kafka_namespace(bootstrap_servers: str) -> str:
+    """`kafka://host:port` of the first bootstrap server (OpenLineage naming)."""
+    first = bootstrap_servers.split(",")[0].strip()
+    first = re.sub(r"^[A-Za-z_]+://", "", first)  # PLAINTEXT://host:port
+    return f"kafka://{first}"
+
+
+def kafka_datasets(options: Mapping[str, str], *, sink: bool) -> list[DatasetId]:
+    """The topics a Kafka source reads or a Kafka sink writes, from its options.
+
+    Sources: `subscribe` (comma-separated topics), `assign` (JSON `{"topic": [partitions]}`) or
+    `subscribePattern` (the pattern itself names the dataset). Sinks: the `topic` option (without
+    it every row names its own topic: no dataset).
+    """
+    lowered = {k.lower(): v for k, v in options.items()}
+    servers = lowered.get(_KAFKA_OPTION)
+    if not servers:
+        return []
+    namespace = kafka_namespace(servers)
+    topics: list[str] = []
+    if sink:
+        topics = [lowered["topic"]] if lowered.get("topic") else []
+    elif lowered.get("subscribe"):
+        topics = [t.strip() for t in lowered["subscribe"].split(",") if t.strip()]
+    elif lowered.get("assign"):
+        try:
+            topics = list(json.loads(lowered["assign"]))
+        except ValueError:
+            topics = []
+    elif lowered.get("subscribepattern"):
+        topics = [lowered["subscribepattern"]]
+    return [DatasetId(namespace, topic) for topic in dict.fromkeys(topics)]
+
+
+def file_sink_location(sink_text: str) -> str | None:
+    """The path of a file sink from its `toString()` (`FileSink[path]`)."""
+    match = _FILE_SINK.match(sink_text.strip())
+    return match.group(1) if match else None
+
+
+def _scala_options(options: Any, keys: tuple[str, ...]) -> dict[str, str]:
+    """The values of `keys` in a Scala Map or Java Map of options (one call per key)."""
+    found = {}
+    for key in keys:
+        value = options.get(key)
+        if value is not None and hasattr(value, "isDefined"):
+            value = jvm.option(value)
+        if value is not None:
+            found[key] = str(value)
+    return found
+
+
+_KAFKA_KEYS = (_KAFKA_OPTION, "subscribe", "assign", "subscribePattern", "topic")
+
+
+def sink_output(cmd: Any, name: str) -> DatasetFacts | None:
+    """The dataset a micro-batch write writes (None: a foreachBatch or unknown sink)."""
+    if name == "WriteToMicroBatchDataSourceV1":
+        location = file_sink_location(str(cmd.sink().toString()))
+        if location is None:
+            return None  # ForeachBatchSink, memory, console: the writes inside are the outputs
+        dataset = from_location(location)
+        return DatasetFacts(dataset, source_uri=dataset.namespace)
+    options = _scala_options(cmd.writeOptions(), _KAFKA_KEYS)
+    found = kafka_datasets(options, sink=True)
+    return DatasetFacts(found[0], source_uri=found[0].namespace) if found else None
+
+
+def source_datasets(jvm_leaf: Any) -> list[DatasetFacts]:
+    """The datasets of a streaming DataSource V2 relation (Kafka topics)."""
+    relation = (
+        jvm_leaf.relation() if jvm.simple_name(jvm_leaf).endswith("ScanRelation") else jvm_leaf
+    )
+    options = _scala_options(relation.options(), _KAFKA_KEYS)
+    return [DatasetFacts(d, source_uri=d.namespace) for d in kafka_datasets(options, sink=False)]
+
+
+def batch_of(qe: Any) -> str | None:
+    """The streaming query's run id when `qe` runs one of its micro-batches, else None."""
+    if qe is None or jvm.simple_name(qe) != STREAM_EXECUTION:
+        return None
+    return str(qe.runId().toString())
+
+
+# -- runs -----------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Stream:
+    run_id: str
+    job_name: str
+    facts: ActionFacts
+    batches: int = 0
+    last_sent_ms: float = 0.0
+    stats_in: dict[str, dict[str, int]] = field(default_factory=dict)
+    stats_out: dict[str, dict[str, int]] = field(default_factory=dict)
+
+
+class StreamRuns:
+    """Folds micro-batches into one run per streaming query run (worker thread only)."""
+
+    def __init__(
+        self,
+        app_namespace: str,
+        app_job: str,
+        emit: Callable[[dict[str, Any]], None],
+        run_facets: Callable[[], dict[str, Any]],
+        progress_seconds: float = 60.0,
+    ) -> None:
+        self._namespace = app_namespace
+        self._app_job = app_job
+        self._emit = emit
+        self._run_facets = run_facets
+        self._progress_ms = progress_seconds * 1000
+        self._streams: dict[str, _Stream] = {}
+        self._ended: set[str] = set()
+
+    def batch(self, run_id: str, facts: ActionFacts, time_ms: float) -> None:
+        """One micro-batch ended with `facts` (already merged with its nested writes)."""
+        if run_id in self._ended or not facts.writes:
+            return
+        facts.processing_type = STREAMING
+        stream = self._streams.get(run_id)
+        if stream is None:
+            stream = _Stream(run_id, events.action_job_name(self._app_job, facts), facts)
+            self._streams[run_id] = stream
+            new = True
+        else:
+            new = _absorb(stream.facts, facts)
+        _add_stats(stream.stats_in, facts.inputs)
+        _add_stats(stream.stats_out, facts.outputs)
+        stream.batches += 1
+        if facts.error is not None:
+            stream.facts.error = facts.error
+        if stream.batches == 1:
+            self._send("START", stream, time_ms)
+        elif new or time_ms - stream.last_sent_ms >= self._progress_ms:
+            self._send("RUNNING", stream, time_ms)
+
+    def terminated(self, run_id: str, error: str | None, time_ms: float) -> None:
+        """The query run ended (with its exception's text, if it failed)."""
+        self._ended.add(run_id)
+        stream = self._streams.pop(run_id, None)
+        if stream is None:
+            return
+        if error:
+            stream.facts.error = (error.splitlines()[0], error)
+        self._send("FAIL" if stream.facts.error else "COMPLETE", stream, time_ms)
+
+    def close(self, time_ms: float) -> None:
+        """The capture stops: every query run still open completes."""
+        for run_id in list(self._streams):
+            self.terminated(run_id, None, time_ms)
+
+    def _send(self, event_type: str, stream: _Stream, time_ms: float) -> None:
+        stream.last_sent_ms = time_ms
+        facts = copy.copy(stream.facts)
+        facts.inputs = [_with_stats(d, stream.stats_in) for d in facts.inputs]
+        facts.outputs = [_with_stats(d, stream.stats_out) for d in facts.outputs]
+        inputs, outputs = events.datasets(facts, with_stats=event_type != "START")
+        run_facets = self._run_facets()
+        if facts.error is not None and event_type == "FAIL":
+            run_facets["errorMessage"] = events.error_message(*facts.error)
+        self._emit(
+            events.run_event(
+                event_type,
+                time_ms,
+                stream.run_id,
+                self._namespace,
+                stream.job_name,
+                run_facets=run_facets,
+                job_facets=events.action_job_facets(facts),
+                inputs=inputs,
+                outputs=outputs,
+            )
+        )
+
+
+def _absorb(into: ActionFacts, batch: ActionFacts) -> bool:
+    """Add a batch's datasets to the run's; True when one of them is new to it."""
+    new = False
+    for mine, theirs in ((into.inputs, batch.inputs), (into.outputs, batch.outputs)):
+        known = {d.id.key: i for i, d in enumerate(mine)}
+        for dataset in theirs:
+            if dataset.id.key in known:
+                old = mine[known[dataset.id.key]]
+                if dataset.lineage is not None and old.lineage is None:
+                    old.lineage = dataset.lineage
+            else:
+                mine.append(dataset)
+                new = True
+    return new
+
+
+def _add_stats(totals: dict[str, dict[str, int]], datasets: list[DatasetFacts]) -> None:
+    for dataset in datasets:
+        sums = totals.setdefault(dataset.id.key, {})
+        for name, value in dataset.stats.items():
+            sums[name] = sums.get(name, 0) + value
+
+
+def _with_stats(dataset: DatasetFacts, totals: dict[str, dict[str, int]]) -> DatasetFacts:
+    copied = copy.copy(dataset)
+    copied.stats = dict(totals.get(dataset.id.key, {}))
+    return copied
