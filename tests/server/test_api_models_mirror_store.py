@@ -41,6 +41,21 @@ PAIRS: list[tuple[type, type[BaseModel]]] = [
     (records.JobPage, models.JobList),
     (records.JobVersion, models.JobVersion),
     (records.JobVersionPage, models.JobVersionList),
+    (records.Edge, models.Edge),
+    (records.LineageNode, models.LineageNode),
+    (records.LineageGraph, models.LineageGraph),
+    (records.Transformation, models.Transformation),
+    (records.ColumnLineageInputField, models.ColumnLineageInputField),
+    (records.ColumnLineageNodeData, models.ColumnLineageNodeData),
+    (records.ColumnLineageNode, models.ColumnLineageNode),
+    (records.ColumnLineageGraph, models.ColumnLineageGraph),
+    (records.VersionRef, models.JobSummary),
+    (records.RunSummary, models.RunSummary),
+    (records.DatasetSummary, models.DatasetSummary),
+    (records.UpstreamRun, models.UpstreamRun),
+    (records.UpstreamRunLineage, models.UpstreamRunLineage),
+    (records.LineageMetric, models.LineageMetric),
+    (records.IntervalMetric, models.IntervalMetric),
 ]
 
 

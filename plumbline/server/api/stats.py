@@ -5,13 +5,14 @@ those jobs touch, and their sources."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Literal
 
 from fastapi import Query
 
 from plumbline.server.api.models import IntervalMetric, LineageMetric
 from plumbline.server.api.routing import ReadAccess, Reader, make_router
-from plumbline.store.read import stats
+from plumbline.store.read import records, stats
 
 router = make_router("Stats")
 
@@ -35,18 +36,18 @@ def lineage_events(
     period: PeriodParam,
     timezone: TimezoneParam = None,
     principal: ReadAccess,
-) -> list[dict]:
+) -> list[records.LineageMetric]:
     return stats.lineage_event_stats(conn, period, timezone, visible_to=principal.namespaces)
 
 
-def _growth(what: str):  # type: ignore[no-untyped-def]
+def _growth(what: str) -> Callable[..., list[records.IntervalMetric]]:
     def route(
         *,
         conn: Reader,
         period: PeriodParam,
         timezone: TimezoneParam = None,
         principal: ReadAccess,
-    ) -> list[dict]:
+    ) -> list[records.IntervalMetric]:
         return stats.growth_stats(conn, what, period, timezone, visible_to=principal.namespaces)
 
     route.__name__ = f"{what}_stats"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from functools import cache
-from typing import Any
+from typing import Any, cast
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -19,6 +19,7 @@ from plumbline.store.read.common import dataset_pk, job_pk
 from plumbline.store.read.errors import InvalidArgumentError, NotFoundError
 from plumbline.store.read.idlist import in_ids
 from plumbline.store.read.nodeids import field_node, resolve_node_id
+from plumbline.store.read.records import ColumnLineageGraph, ColumnLineageNode
 from plumbline.store.read.visibility import VisibleTo
 from plumbline.store.read.walks import direct_field_edges, field_walk, whole_dataset_field_edges
 
@@ -49,7 +50,7 @@ def get_column_lineage(
     with_downstream: bool,
     max_nodes: int,
     visible_to: VisibleTo = None,
-) -> dict[str, Any]:
+) -> ColumnLineageGraph:
     """``{"graph": [node…], "truncated": bool}`` around ``node_id``, at most ``max_nodes`` fields.
 
     A namespace-limited caller (``visible_to``) walks only through fields of datasets it may see.
@@ -115,7 +116,7 @@ def _edges_into() -> sa.CompoundSelect[Any]:
     )
 
 
-def _graph(conn: Connection, ids: set[int]) -> list[dict[str, Any]]:
+def _graph(conn: Connection, ids: set[int]) -> list[ColumnLineageNode]:
     fields = _fields(conn, ids)
     # output field -> (input field, transformation); rows unpacked by position (attribute access
     # on a Row costs ~1 µs)
@@ -172,4 +173,4 @@ def _graph(conn: Connection, ids: set[int]) -> list[dict[str, Any]]:
             {"origin": nid, "destination": d} for d in sorted(out_edges.get(nid, ()))
         ]
     nodes.sort(key=lambda n: n["id"])
-    return nodes
+    return cast(list[ColumnLineageNode], nodes)  # each node is complete now

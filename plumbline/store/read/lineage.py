@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from operator import itemgetter
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -22,7 +22,14 @@ from plumbline.store.read.errors import InvalidArgumentError
 from plumbline.store.read.idlist import in_ids
 from plumbline.store.read.jobs import jobs_by_pk
 from plumbline.store.read.nodeids import dataset_node, job_node, resolve_node_id
-from plumbline.store.read.records import DatasetData, JobData, NodeRef
+from plumbline.store.read.records import (
+    DatasetData,
+    Edge,
+    JobData,
+    LineageGraph,
+    LineageNode,
+    NodeRef,
+)
 from plumbline.store.read.visibility import VisibleTo
 from plumbline.store.read.walks import job_walk
 
@@ -68,7 +75,7 @@ def _job_datasets(conn: Connection, jobs: list[int]) -> dict[int, list[_JobEdge]
 
 def get_lineage(
     conn: Connection, node_id: str, depth: int, max_nodes: int, visible_to: VisibleTo = None
-) -> dict[str, Any]:
+) -> LineageGraph:
     """The graph around ``node_id`` within ``depth`` job hops, at most ``max_nodes`` nodes.
 
     A namespace-limited caller (``visible_to``) walks only through the jobs it may see, so the graph
@@ -126,7 +133,7 @@ def _graph(
     jobs: list[int],
     datasets: set[int],
     edges: dict[int, list[_JobEdge]],
-) -> list[dict[str, Any]]:
+) -> list[LineageNode]:
     io: dict[int, dict[str, list[NodeRef]]] = {}
     for job in jobs:
         io[job] = {"input": [], "output": []}
@@ -144,10 +151,10 @@ def _graph(
             ds_id = ds_ids[e.dataset_id]
             pairs.append((ds_id, job_id) if e.direction == "input" else (job_id, ds_id))
     pairs.sort()
-    in_edges: dict[str, list[dict[str, str]]] = defaultdict(list)
-    out_edges: dict[str, list[dict[str, str]]] = defaultdict(list)
+    in_edges: dict[str, list[Edge]] = defaultdict(list)
+    out_edges: dict[str, list[Edge]] = defaultdict(list)
     for origin, destination in pairs:
-        edge = {"origin": origin, "destination": destination}
+        edge: Edge = {"origin": origin, "destination": destination}
         out_edges[origin].append(edge)
         in_edges[destination].append(edge)
     nodes: list[tuple[str, str, JobData | DatasetData]]

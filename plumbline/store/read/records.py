@@ -250,3 +250,106 @@ class JobVersion(TypedDict):
 class JobVersionPage(TypedDict):
     totalCount: int
     versions: list[JobVersion]
+
+
+class Edge(TypedDict):
+    origin: str
+    destination: str
+
+
+class LineageNode(TypedDict):
+    id: str  # dataset:NS:NAME or job:NS:NAME
+    type: str  # DATASET | JOB
+    data: DatasetData | JobData | None
+    inEdges: list[Edge]
+    outEdges: list[Edge]
+
+
+class LineageGraph(TypedDict):
+    graph: list[LineageNode]
+    truncated: bool  # plumbline addition: the node cap cut the graph (nearest nodes kept)
+
+
+class Transformation(TypedDict):
+    type: str
+    subtype: str
+    description: str | None
+    masking: bool
+
+
+class ColumnLineageInputField(TypedDict):
+    namespace: str
+    dataset: str
+    datasetVersion: str | None
+    field: str
+    transformationDescription: str | None
+    transformationType: str | None
+    transformations: list[Transformation]  # plumbline addition
+
+
+class ColumnLineageNodeData(TypedDict):
+    namespace: str
+    dataset: str
+    datasetVersion: str | None
+    field: str
+    fieldType: str | None
+    transformationDescription: str | None
+    transformationType: str | None
+    inputFields: list[ColumnLineageInputField]
+
+
+class ColumnLineageNode(TypedDict):
+    id: str  # datasetField:NS:NAME:FIELD
+    type: str  # DATASET_FIELD
+    data: ColumnLineageNodeData
+    inEdges: list[Edge]
+    outEdges: list[Edge]
+
+
+class ColumnLineageGraph(TypedDict):
+    graph: list[ColumnLineageNode]
+    truncated: bool  # plumbline addition
+
+
+class RunSummary(TypedDict):
+    id: str
+    start: str | None
+    end: str | None
+    status: str
+
+
+class DatasetSummary(TypedDict):
+    namespace: str
+    name: str
+    version: str | None
+    producedByRunId: str | None
+
+
+class UpstreamRun(TypedDict):
+    job: VersionRef
+    run: RunSummary
+    inputs: list[DatasetSummary]
+
+
+class UpstreamRunLineage(TypedDict):
+    runs: list[UpstreamRun]
+    truncated: bool  # plumbline addition
+
+
+class LineageMetric(TypedDict):
+    """Events received in one interval, by event type."""
+
+    startInterval: str | None
+    endInterval: str | None
+    fail: int
+    start: int
+    complete: int
+    abort: int
+
+
+class IntervalMetric(TypedDict):
+    """How many jobs, datasets or sources existed at the end of one interval."""
+
+    startInterval: str | None
+    endInterval: str | None
+    count: int

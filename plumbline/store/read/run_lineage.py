@@ -12,6 +12,7 @@ from sqlalchemy.engine import Connection
 from plumbline.store import schema as s
 from plumbline.store.read.common import chunks, iso
 from plumbline.store.read.errors import InvalidArgumentError
+from plumbline.store.read.records import DatasetSummary, UpstreamRun, UpstreamRunLineage
 from plumbline.store.read.runs import marquez_state, run_pk_by_uuid
 from plumbline.store.read.visibility import VisibleTo, visible_job_id
 from plumbline.store.read.walks import upstream_run_walk
@@ -19,7 +20,7 @@ from plumbline.store.read.walks import upstream_run_walk
 
 def get_upstream_runs(
     conn: Connection, run_uuid: str, depth: int, max_nodes: int, visible_to: VisibleTo = None
-) -> dict[str, Any]:
+) -> UpstreamRunLineage:
     """``{"runs": [{"job", "run", "inputs"}], "truncated"}``, nearest runs first.
 
     A namespace-limited caller (``visible_to``) sees only runs of its jobs; an input written by a
@@ -39,8 +40,8 @@ def get_upstream_runs(
         produced_by: sa.ColumnElement[Any] = dv.c.run_uuid
     else:
         produced_by = producer.c.uuid
-    runs: dict[int, dict[str, Any]] = {}
-    inputs: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    runs: dict[int, UpstreamRun] = {}
+    inputs: dict[int, list[DatasetSummary]] = defaultdict(list)
     for part in chunks(ordered):
         query = (
             sa.select(

@@ -4,7 +4,7 @@ day (``DAY``) or per local day over the last week (``WEEK``, in ``timezone``).""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import cast
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import sqlalchemy as sa
@@ -14,6 +14,7 @@ from plumbline.store import schema as s
 from plumbline.store.read.common import iso
 from plumbline.store.read.errors import InvalidArgumentError
 from plumbline.store.read.namespaces import visible_sources
+from plumbline.store.read.records import IntervalMetric, LineageMetric
 from plumbline.store.read.visibility import VisibleTo, visible_datasets, visible_job_id
 
 PERIODS = ("DAY", "WEEK")
@@ -60,7 +61,7 @@ def lineage_event_stats(
     timezone: str | None,
     now: datetime | None = None,
     visible_to: VisibleTo = None,
-) -> list[dict[str, Any]]:
+) -> list[LineageMetric]:
     """``[{"startInterval", "endInterval", "fail", "start", "complete", "abort"}]`` per interval."""
     spans = buckets(period, timezone, now)
     iv, e = _intervals(spans), s.lineage_events
@@ -86,11 +87,14 @@ def lineage_event_stats(
     )
     rows = {row.i: row for row in conn.execute(query)}
     return [
-        {
-            "startInterval": iso(start),
-            "endInterval": iso(end),
-            **{key: int(getattr(rows[i], key)) for key in _EVENT_TYPES},
-        }
+        cast(
+            LineageMetric,
+            {
+                "startInterval": iso(start),
+                "endInterval": iso(end),
+                **{key: int(getattr(rows[i], key)) for key in _EVENT_TYPES},
+            },
+        )
         for i, (start, end) in enumerate(spans)
     ]
 
@@ -106,7 +110,7 @@ def growth_stats(
     timezone: str | None,
     now: datetime | None = None,
     visible_to: VisibleTo = None,
-) -> list[dict[str, Any]]:
+) -> list[IntervalMetric]:
     """``[{"startInterval", "endInterval", "count"}]``: how many ``what`` (jobs, datasets, sources)
     existed at the end of each interval (cumulative, as Marquez counts them)."""
     spans = buckets(period, timezone, now)
