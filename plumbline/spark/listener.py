@@ -241,7 +241,7 @@ class QueryEnds:
         except ImportError:
             return
 
-        class _Ends(StreamingQueryListener):  # type: ignore[misc]
+        class _Ends(StreamingQueryListener):
             def onQueryStarted(self, event: Any) -> None:  # noqa: N802 - PySpark's API
                 pass
 
