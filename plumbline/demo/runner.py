@@ -171,8 +171,8 @@ def run_demo(
     capture = enable_capture(spark, server_url, namespace)
     try:
         run = run_scenario(spark, paths, scale, reporter)
-    except BaseException:
-        capture.disable(FLUSH_TIMEOUT, failed=True)
+    except BaseException as exc:
+        capture.disable(FLUSH_TIMEOUT, error=exc)
         raise
     # delivers what is pending and the application run's COMPLETE
     if not capture.disable(FLUSH_TIMEOUT):

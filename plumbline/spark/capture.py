@@ -63,14 +63,19 @@ class CaptureHandle:
     def _submit(self, event: dict[str, Any]) -> None:
         self._emitter.submit(event)
 
-    def _app_event(self, event_type: str) -> dict[str, Any]:
+    def _app_event(
+        self, event_type: str, error: BaseException | str | None = None
+    ) -> dict[str, Any]:
+        run_facets = {"processing_engine": events.processing_engine(self.app.spark_version)}
+        if event_type == "FAIL":
+            run_facets["errorMessage"] = events.application_error(error)
         return events.run_event(
             event_type,
             time.time() * 1000,
             self.app.run_id,
             self.app.namespace,
             self.app.job_name,
-            run_facets={"processing_engine": events.processing_engine(self.app.spark_version)},
+            run_facets=run_facets,
             job_facets={"jobType": events.job_type("APPLICATION")},
         )
 
@@ -103,8 +108,19 @@ class CaptureHandle:
             log.warning("plumbline flush failed", exc_info=True)
             return False
 
-    def disable(self, timeout: float = 10.0, *, failed: bool = False) -> bool:
-        """Capture what is pending, send the application's COMPLETE (or FAIL), stop capturing."""
+    def disable(
+        self,
+        timeout: float = 10.0,
+        *,
+        failed: bool = False,
+        error: BaseException | str | None = None,
+    ) -> bool:
+        """Capture what is pending, send the application's COMPLETE (or FAIL), stop capturing.
+
+        ``failed`` (or an ``error``): the application failed; its FAIL event carries an
+        ``errorMessage`` facet with ``error`` (an exception, with its traceback, or a reason).
+        """
+        failed = failed or error is not None
         with _lock:
             if self._closed:
                 return True
@@ -120,7 +136,7 @@ class CaptureHandle:
             except Exception:
                 log.debug("could not remove the listener", exc_info=True)
             self._worker.stop()
-            self._submit(self._app_event("FAIL" if failed else "COMPLETE"))
+            self._submit(self._app_event("FAIL" if failed else "COMPLETE", error))
             # a close that times out spills what is queued and the event in flight
             return bool(self._emitter.close(remaining))
         except Exception:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import traceback
 import uuid
 from datetime import UTC, datetime
 from typing import Any
@@ -13,7 +14,7 @@ from plumbline.openlineage.schema_urls import (
     RUN_FACET_SCHEMA_URL,
     facet_schema_url,
 )
-from plumbline.spark.datasets import DatasetId
+from plumbline.spark.datasets import DatasetId, redact_text
 from plumbline.spark.extract import ActionFacts, DatasetFacts
 from plumbline.spark.lineage import Deps
 
@@ -220,11 +221,21 @@ def parent(namespace: str, job: str, run_id: str) -> dict[str, Any]:
     return facet("ParentRunFacet", **ref, root=ref)
 
 
-def error_message(message: str, stack: str) -> dict[str, Any]:
-    """The errorMessage run facet of a failed action."""
+def error_message(message: str, stack: str, language: str = "JAVA") -> dict[str, Any]:
+    """The errorMessage run facet of a failed action (JAVA) or application (PYTHON)."""
     return facet(
-        "ErrorMessageRunFacet", message=message, programmingLanguage="JAVA", stackTrace=stack
+        "ErrorMessageRunFacet", message=message, programmingLanguage=language, stackTrace=stack
     )
+
+
+def application_error(error: BaseException | str | None) -> dict[str, Any]:
+    """The errorMessage facet of a failed application run: the exception that ended it (with
+    its Python traceback), a reason in words, or a generic one when none is known."""
+    if isinstance(error, BaseException):
+        message = f"{type(error).__name__}: {error}".rstrip(": ")
+        stack = "".join(traceback.format_exception(error))
+        return error_message(redact_text(message), redact_text(stack), "PYTHON")
+    return error_message(redact_text(error or "the Spark application failed"), "", "PYTHON")
 
 
 def run_event(

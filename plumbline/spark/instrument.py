@@ -45,18 +45,22 @@ def run_script(script: str, args: list[str], **options: Any) -> int:
     sys.argv = [script, *args]
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))  # as `python SCRIPT` does
     code = 0
+    error: BaseException | str | None = None
     try:
         runpy.run_path(script, run_name="__main__")
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
         if exc.code is not None and not isinstance(exc.code, int):
             print(exc.code, file=sys.stderr)
-    except BaseException:
+        if code != 0:
+            reason = "" if isinstance(exc.code, int) else f": {exc.code}"
+            error = f"the script exited with status {code}{reason}"
+    except BaseException as exc:
         traceback.print_exc()
-        code = 1
+        code, error = 1, exc
     finally:
         sys.argv = saved_argv
         sys.path[:] = saved_path
     for handle in list(capture._handles.values()):
-        handle.disable(failed=code != 0)
+        handle.disable(failed=code != 0, error=error)
     return code

@@ -69,6 +69,11 @@ def test_run_script_to_file_keeps_exit_code(tmp_path: Path) -> None:
         ("COMPLETE", "nightly_report.execute_insert_into_hadoop_fs_relation_command.report"),
         ("FAIL", "nightly_report"),  # the script exited with 3
     ]
+    error = events[-1]["run"]["facets"]["errorMessage"]  # the failed application says why
+    assert (error["message"], error["programmingLanguage"]) == (
+        "the script exited with status 3",
+        "PYTHON",
+    )
     report = events[4]
     assert report["inputs"][0]["name"] == str(tmp_path / "data" / "raw")
     assert report["outputs"][0]["outputFacets"]["outputStatistics"]["rowCount"] == 2

@@ -104,3 +104,17 @@ def test_table_memory_follows_create_rename_drop() -> None:
     for name in ("p", "q", "r"):
         memory.remember(ddl("CreateDataSourceTableCommand", "CREATE", name, ["a"]))
     assert memory.get("db", "p") is None and memory.get("db", "r") is not None  # bounded
+
+
+def test_a_failed_application_says_why() -> None:
+    from plumbline.spark.events import application_error
+
+    try:
+        raise ValueError("bad input at jdbc:postgresql://u:secret@db/x")
+    except ValueError as exc:
+        facet = application_error(exc)
+    assert facet["message"].startswith("ValueError: bad input at")
+    assert "secret" not in facet["message"] and "secret" not in facet["stackTrace"]
+    assert "Traceback (most recent call last)" in facet["stackTrace"]
+    assert facet["programmingLanguage"] == "PYTHON"
+    assert application_error(None)["message"] == "the Spark application failed"

@@ -93,6 +93,59 @@ def test_dataset_starts_from_its_writers_and_readers(chain: sa.Engine) -> None:
     ]
 
 
+@pytest.fixture
+def siblings(engine: sa.Engine) -> sa.Engine:
+    """Marquez's connected graph: a reads s -> x; b also reads s (a sibling) -> y; c reads x -> z;
+    e writes y too (a co-writer of b's output, two hops from a); f reads z -> far."""
+    with engine.begin() as conn:
+        b = StoreBuilder(conn)
+        b.job("ns", "a", ("s",), ("x",))
+        b.job("ns", "b", ("s",), ("y",))
+        b.job("ns", "c", ("x",), ("z",))
+        b.job("ns", "e", ("w",), ("y",))
+        b.job("ns", "f", ("z",), ("far",))
+    return engine
+
+
+def test_the_graph_is_connected_within_the_depth_siblings_included(siblings: sa.Engine) -> None:
+    # what Marquez's LineageDao.getLineage walks from job a: jobs sharing any dataset, by depth
+    assert ids(lineage(siblings, "job:ns:a", 0)) == ["dataset:ns:s", "dataset:ns:x", "job:ns:a"]
+    assert ids(lineage(siblings, "job:ns:a", 1)) == [
+        "dataset:ns:s",
+        "dataset:ns:x",
+        "dataset:ns:y",
+        "dataset:ns:z",
+        "job:ns:a",
+        "job:ns:b",  # a sibling: it reads s too
+        "job:ns:c",
+    ]
+    graph = lineage(siblings, "job:ns:a", 2)
+    assert ids(graph) == [
+        "dataset:ns:far",
+        "dataset:ns:s",
+        "dataset:ns:w",
+        "dataset:ns:x",
+        "dataset:ns:y",
+        "dataset:ns:z",
+        "job:ns:a",
+        "job:ns:b",
+        "job:ns:c",
+        "job:ns:e",  # writes y, which sibling b writes
+        "job:ns:f",
+    ]
+    assert node(graph, "dataset:ns:y")["inEdges"] == [
+        {"origin": "job:ns:b", "destination": "dataset:ns:y"},
+        {"origin": "job:ns:e", "destination": "dataset:ns:y"},
+    ]
+    # around a dataset: its readers and writers at depth 0, then the jobs sharing their datasets
+    assert [n for n in ids(lineage(siblings, "dataset:ns:x", 1)) if n.startswith("job:")] == [
+        "job:ns:a",
+        "job:ns:b",
+        "job:ns:c",
+        "job:ns:f",
+    ]
+
+
 def test_cycle_terminates_with_each_node_once(chain: sa.Engine) -> None:
     graph = lineage(chain, "job:ns:jx", 50)
     assert ids(graph) == ["dataset:ns:x", "dataset:ns:y", "job:ns:jx", "job:ns:jy"]

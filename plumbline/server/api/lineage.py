@@ -54,7 +54,8 @@ Depth = Annotated[int, Query(ge=0, le=100, description="How far to walk (job or 
     "/lineage",
     response_model=LineageGraph,
     summary="The lineage graph around a dataset or job",
-    description="Upstream and downstream within `depth` job hops; at most the server's node cap, "
+    description="The connected graph within `depth` job hops, as Marquez's: jobs sharing a "
+    "dataset either way (siblings included) and their datasets; at most the server's node cap, "
     "nearest nodes first, with `truncated` saying whether the cap cut the graph.",
 )
 def get_lineage(

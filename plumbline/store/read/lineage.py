@@ -1,9 +1,13 @@
 """``GET /lineage``: the job/dataset lineage graph around a node, in Marquez's graph shape.
 
-The walk itself is :func:`plumbline.store.read.walks.job_walk` (recursive SQL). Depth counts job hops:
-depth 0 around a job is the job with its inputs and outputs; around a dataset, the jobs that write and
-read it with theirs. Unlike Marquez (which expands to any job sharing a dataset), the walk is directed:
-upstream along inputs and downstream along outputs, so siblings do not flood the graph.
+As Marquez's (``LineageDao.getLineage``), the graph is the connected graph within the depth: jobs
+are linked when they share a dataset, whichever way each uses it, so a job's siblings (other
+readers of its inputs, other writers of its outputs) and their own neighbours are in it, not only
+its ancestors and descendants. Depth counts job hops: depth 0 around a job is the job with its
+inputs and outputs, depth 1 adds every job sharing one of those datasets, and so on. Around a
+dataset, the walk starts from every job that reads or writes it (Marquez starts from one of them,
+its latest writer, and reaches the others one hop later). The walk is breadth first, one statement
+per level, each job visited once.
 """
 
 from __future__ import annotations
@@ -30,8 +34,7 @@ from plumbline.store.read.records import (
     LineageNode,
     NodeRef,
 )
-from plumbline.store.read.visibility import VisibleTo
-from plumbline.store.read.walks import job_walk
+from plumbline.store.read.visibility import VisibleTo, visible_job_id
 
 DEFAULT_DEPTH = 20
 
@@ -73,6 +76,46 @@ def _job_datasets(conn: Connection, jobs: list[int]) -> dict[int, list[_JobEdge]
     return out
 
 
+_J = s.jobs
+_SEED_JOBS = (
+    sa.select(_EDGE.c.job_id)
+    .join(_J, _J.c.id == _EDGE.c.job_id)
+    .where(_EDGE.c.dataset_id == sa.bindparam("start"), _J.c.is_hidden == sa.false())
+)
+_VIA, _HOP = _EDGE.alias("via"), _EDGE.alias("hop")
+_NEIGHBOURS = (
+    sa.select(_HOP.c.job_id)
+    .select_from(_VIA)
+    .join(_DATASET, sa.and_(_DATASET.c.id == _VIA.c.dataset_id, _DATASET.c.is_hidden == sa.false()))
+    .join(_HOP, _HOP.c.dataset_id == _VIA.c.dataset_id)
+    .join(_J, sa.and_(_J.c.id == _HOP.c.job_id, _J.c.is_hidden == sa.false()))
+    .where(in_ids(_VIA.c.job_id))
+    .distinct()
+)
+
+
+def _connected_jobs(
+    conn: Connection, kind: str, start: int, max_depth: int, cap: int, visible_to: VisibleTo
+) -> tuple[dict[int, int], bool]:
+    """Jobs connected to the start node through shared datasets (either direction), with their
+    depth (job hops), breadth first; hidden jobs and datasets are not crossed, nor jobs
+    ``visible_to`` may not see. Stops once more than ``cap`` jobs are found (then True)."""
+    if kind == "JOB":
+        frontier = [start]
+    else:
+        seed = _SEED_JOBS.where(visible_job_id(_J.c.id, visible_to))
+        frontier = sorted(set(conn.execute(seed, {"start": start}).scalars()))
+    depths = dict.fromkeys(frontier, 0)
+    step = _NEIGHBOURS.where(visible_job_id(_J.c.id, visible_to))
+    level = 0
+    while frontier and level < max_depth and len(depths) <= cap:
+        level += 1
+        found = set(conn.execute(step, {"ids": frontier}).scalars()) - depths.keys()
+        frontier = sorted(found)
+        depths.update(dict.fromkeys(frontier, level))
+    return depths, len(depths) > cap
+
+
 def get_lineage(
     conn: Connection, node_id: str, depth: int, max_nodes: int, visible_to: VisibleTo = None
 ) -> LineageGraph:
@@ -95,23 +138,7 @@ def get_lineage(
         start = dataset_pk(conn, node.namespace, node.name, visible_to=visible_to)
     cap = max(max_nodes, 1)
 
-    walks = [
-        job_walk(
-            conn,
-            node.kind,
-            start,
-            downstream=down,
-            max_depth=depth,
-            cap=cap,
-            visible_to=visible_to,
-        )
-        for down in (False, True)
-    ]
-    truncated = any(w.truncated for w in walks)
-    depths: dict[int, int] = {}
-    for walk in walks:
-        for job, d in walk.depths.items():
-            depths[job] = min(d, depths.get(job, d))
+    depths, truncated = _connected_jobs(conn, node.kind, start, depth, cap, visible_to)
     ordered = sorted(depths, key=lambda job: (depths[job], job))
     edges = _job_datasets(conn, ordered)
 

@@ -156,6 +156,8 @@ class Batch:
     version_sources: dict[int, str] = field(default_factory=dict)
     # run_io keys first seen in this write: (run_id, dataset_id, direction)
     new_io: set[tuple[int, int, str]] = field(default_factory=set)
+    # (run uuid, dataset id, version id): what runs completing in this write wrote before
+    stored_outputs: list[tuple[str, int, int]] = field(default_factory=list)
     # runs whose state this write changes (written back at the end)
     touched_runs: set[int] = field(default_factory=set)
     # conflicts resolved by a rule, reported once the write has committed (see .conflicts)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
@@ -16,6 +17,8 @@ from plumbline.store.schema import (
     dataset_versions,
     datasets,
     namespaces,
+    run_io,
+    runs,
     schema_versions,
 )
 from plumbline.store.write import driver
@@ -393,6 +396,7 @@ def _changing_datasets(batch: Batch) -> set[int]:
 
 def _state_query(lock: bool) -> sa.Select[Any]:
     current_version = dataset_versions.alias("current_version")
+    current_run = runs.alias("current_run")
     statement = (
         sa.select(
             datasets.c.id,
@@ -408,11 +412,15 @@ def _state_query(lock: bool) -> sa.Select[Any]:
             datasets.c.facets_digest,
             datasets.c.facet_times,
             schema_versions.c.fingerprint.label("schema_fingerprint"),
-            current_version.c.created_at.label("current_version_at"),
+            # when the current version became current: its run's end, else its first event
+            sa.func.coalesce(current_run.c.ended_at, current_version.c.created_at).label(
+                "current_version_at"
+            ),
         )
         .join(namespaces, datasets.c.namespace_id == namespaces.c.id)
         .outerjoin(schema_versions, datasets.c.current_schema_version_id == schema_versions.c.id)
         .outerjoin(current_version, datasets.c.current_version_id == current_version.c.id)
+        .outerjoin(current_run, current_run.c.uuid == current_version.c.run_uuid)
         .order_by(datasets.c.id)
     )
     return statement.with_for_update(of=datasets, key_share=True) if lock else statement
@@ -425,8 +433,9 @@ def _load_state(connection: Connection, batch: Batch) -> None:
     """Load the state of every dataset the events name. Those the write may change are locked
     (PostgreSQL: ``FOR UPDATE``, in id order); those only read are not, so that writes sharing
     input datasets run side by side. A soft-deleted dataset comes back, so it is locked too."""
-    ids = set(batch.dataset_ids.values())
-    changing = _changing_datasets(batch)
+    stored_outputs = {dataset_id for _, dataset_id, _ in batch.stored_outputs}
+    ids = set(batch.dataset_ids.values()) | stored_outputs
+    changing = _changing_datasets(batch) | stored_outputs
     read = {
         row.id: row for row in select_in(connection, _READ_STATE, [datasets.c.id], ids - changing)
     }
@@ -718,18 +727,24 @@ def _upsert_version_rows(connection: Connection, sent: _VersionsSent) -> dict[Ve
 
 
 def _advance_current_versions(batch: Batch) -> None:
-    """Move each dataset's current version (and last modification) to the newest it was given."""
+    """Move each dataset's current version (and last modification) to the newest it was given.
+
+    A run's output becomes current when the run completes (its final state, by event time, is
+    COMPLETE: as in Marquez), a streaming job's as soon as it is seen; the output of a run that
+    failed, was aborted or has not finished is a version in the history, never current. Among
+    completed runs, the one that completed last is current.
+    """
+    completions = _completions(batch)
     for index, appearance in enumerate(batch.appearances):
         dataset_id = batch.dataset_ids[appearance.key]
         state = batch.dataset_state[dataset_id]
         if appearance.role == "output" and index in batch.version_ids:
-            # the version of the newest event is current: a late, older run's output is history
-            current_at = state.current_version_at
-            if current_at is None or appearance.time >= current_at:
-                state.current_version_id = batch.version_ids[index]
-                state.current_version_at = as_utc(appearance.time)
-                state.changed = True
             event = appearance.event.event
+            moved_at = completions.get(appearance.event.run_id or "")
+            if isinstance(event, RunEvent) and _streaming(batch, event):
+                moved_at = appearance.time
+            if moved_at is not None:
+                _make_current(state, batch.version_ids[index], moved_at)
             if isinstance(event, RunEvent) and event.event_type == "COMPLETE":
                 last = state.last_modified_at
                 if last is None or appearance.time > last:
@@ -740,6 +755,80 @@ def _advance_current_versions(batch: Batch) -> None:
             if state.current_version_id is None:
                 state.current_version_id = batch.version_ids[index]
                 state.changed = True
+    # what completing runs wrote in earlier events (a COMPLETE may name no outputs)
+    for run_uuid, dataset_id, version_id in batch.stored_outputs:
+        moved_at = completions.get(run_uuid)
+        if moved_at is not None:
+            _make_current(batch.dataset_state[dataset_id], version_id, moved_at)
+
+
+def _make_current(state: DatasetState, version_id: int, moved_at: datetime) -> None:
+    """Make ``version_id`` the dataset's current version unless a later one already is."""
+    current_at = state.current_version_at
+    if current_at is None or moved_at >= current_at:
+        if state.current_version_id != version_id or current_at != moved_at:
+            state.changed = True
+        state.current_version_id = version_id
+        state.current_version_at = as_utc(moved_at)
+
+
+_RANK = {"COMPLETE": 0, "ABORT": 1, "FAIL": 2}  # ties at one instant: as runs.summarize
+
+
+def _completions(batch: Batch) -> dict[str, datetime]:
+    """Runs of the batch whose final state (stored and new transitions together) is COMPLETE,
+    with the time they completed."""
+    final: dict[str, tuple[datetime, int, str]] = {}
+    for run in batch.run_state.values():
+        if run.current_state in _RANK and run.ended_at is not None:
+            final[run.uuid] = (run.ended_at, _RANK[run.current_state], run.current_state)
+    for parsed in batch.run_events():
+        event = parsed.event
+        assert isinstance(event, RunEvent)
+        if event.event_type in _RANK and parsed.run_id is not None:
+            time = as_utc(parsed.event_time) or parsed.event_time
+            candidate = (time, _RANK[event.event_type], event.event_type)
+            known = final.get(parsed.run_id)
+            final[parsed.run_id] = candidate if known is None else max(known, candidate)
+    return {run: time for run, (time, _, state) in final.items() if state == "COMPLETE"}
+
+
+def _streaming(batch: Batch, event: RunEvent) -> bool:
+    """Whether the event's job is a streaming job (its own jobType facet, else the stored type)."""
+    facets = event.job.facets
+    job_type = facets.job_type if facets is not None else None
+    if job_type is not None and not job_type.deleted and job_type.processing_type:
+        return job_type.processing_type.upper() in ("STREAMING", "STREAM")
+    job_id = batch.job_ids.get((event.job.namespace, event.job.name))
+    return job_id is not None and batch.job_state[job_id].type == "STREAM"
+
+
+_STORED_OUTPUTS = (
+    sa.select(runs.c.uuid, run_io.c.dataset_id, run_io.c.dataset_version_id)
+    .join(run_io, run_io.c.run_id == runs.c.id)
+    .join(datasets, datasets.c.id == run_io.c.dataset_id)
+    .where(
+        run_io.c.direction == "output",
+        run_io.c.dataset_version_id.is_not(None),
+        datasets.c.is_hidden == sa.false(),
+    )
+    .order_by(runs.c.uuid, run_io.c.dataset_id)
+)
+
+
+def find_stored_outputs(connection: Connection, batch: Batch) -> None:
+    """The versions that runs completing in this batch wrote in earlier writes, so that they
+    become current (their datasets are then locked with the others)."""
+    completing = {
+        parsed.run_id
+        for parsed in batch.run_events()
+        if parsed.run_id is not None and getattr(parsed.event, "event_type", None) == "COMPLETE"
+    }
+    if completing:
+        batch.stored_outputs = [
+            (row.uuid, row.dataset_id, row.dataset_version_id)
+            for row in select_in(connection, _STORED_OUTPUTS, [runs.c.uuid], completing)
+        ]
 
 
 def _upsert_versions(statement: Any) -> Any:

@@ -44,6 +44,7 @@ def normalize(
         known={ns for ns, _ in plan.resolved},  # to tell, at the end, which are hidden
     )
     ensure_sources(connection, batch, plan.sources(batch))
+    datasets.find_stored_outputs(connection, batch)
     datasets.create_datasets(connection, batch, plan)
     datasets.write_schemas(connection, batch)
     jobs.resolve_jobs(connection, batch)
