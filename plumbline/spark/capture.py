@@ -50,6 +50,10 @@ class CaptureHandle:
         )
         self._submit(self._app_event("START"))
         self._registered = listeners.register(context, self._listener)
+        registered = self._registered
+        self._tracker.failed_reads = lambda execution_id: listeners.failed_reads(
+            registered, execution_id
+        )
         self._queries = QueryEnds(spark, self._worker.submit, self._stream_ended)
 
     def _stream_ended(self, run_id: str, error: str | None, when_ms: float) -> None:

@@ -41,16 +41,59 @@ _IGNORED_CALLBACKS = (
 
 
 _FORWARDER = "PlumblineSqlExecutionForwarder"
+# Besides forwarding, the filter counts the input records read by task attempts that failed, per
+# SQL execution: Spark's SQL metrics (what the capture reads) leave failed tasks out, so a failed
+# action read 0 rows by them. Python takes the count of a failed execution with takeFailedReads.
 _FORWARDER_SOURCE = f"""
 public class {_FORWARDER} extends org.apache.spark.scheduler.SparkListener {{
   private volatile org.apache.spark.scheduler.SparkListenerInterface target;
+  private final java.util.Map stageExecution = new java.util.concurrent.ConcurrentHashMap();
+  private final java.util.Map failedReads = new java.util.HashMap();
   public void setTarget(org.apache.spark.scheduler.SparkListenerInterface target) {{
     this.target = target;
+  }}
+  public void onJobStart(org.apache.spark.scheduler.SparkListenerJobStart event) {{
+    java.util.Properties properties = event.properties();
+    String id = properties == null ? null : properties.getProperty("spark.sql.execution.id");
+    if (id == null) return;
+    Long execution = Long.valueOf(id);
+    scala.collection.Iterator stages = event.stageIds().iterator();
+    while (stages.hasNext()) stageExecution.put(stages.next(), execution);
+  }}
+  public void onTaskEnd(org.apache.spark.scheduler.SparkListenerTaskEnd event) {{
+    if (event.reason() instanceof org.apache.spark.Success$) return;
+    org.apache.spark.executor.TaskMetrics metrics = event.taskMetrics();
+    if (metrics == null) return;
+    long read = metrics.inputMetrics().recordsRead();
+    Object execution = stageExecution.get(Integer.valueOf(event.stageId()));
+    if (read <= 0 || execution == null) return;
+    synchronized (failedReads) {{
+      Long before = (Long) failedReads.get(execution);
+      failedReads.put(execution, Long.valueOf(read + (before == null ? 0L : before.longValue())));
+    }}
+  }}
+  public long takeFailedReads(long executionId) {{
+    synchronized (failedReads) {{
+      Long read = (Long) failedReads.remove(Long.valueOf(executionId));
+      return read == null ? 0L : read.longValue();
+    }}
+  }}
+  private void ended(long executionId, boolean failed) {{
+    Long execution = Long.valueOf(executionId);
+    java.util.Iterator executions = stageExecution.values().iterator();
+    while (executions.hasNext()) if (execution.equals(executions.next())) executions.remove();
+    synchronized (failedReads) {{
+      if (!failed || failedReads.size() > 1000) failedReads.remove(execution);
+    }}
   }}
   public void onOtherEvent(org.apache.spark.scheduler.SparkListenerEvent event) {{
     org.apache.spark.scheduler.SparkListenerInterface t = target;
     if (t != null && (event instanceof {_UI}{_SQL_START} || event instanceof {_UI}{_SQL_END})) {{
       t.onOtherEvent(event);
+    }}
+    if (event instanceof {_UI}{_SQL_END}) {{
+      {_UI}{_SQL_END} end = ({_UI}{_SQL_END}) event;
+      ended(end.executionId(), end.executionFailure().isDefined());
     }}
   }}
 }}
@@ -94,6 +137,15 @@ def register(context: Any, listener: SqlExecutionListener, *, filtered: bool = T
         registered = context._jvm.java.util.Collections.singletonList(listener).get(0)
     context._jsc.sc().addSparkListener(registered)
     return registered
+
+
+def failed_reads(registered: Any, execution_id: int) -> int:
+    """Input records read by the failed task attempts of a failed execution (counted by the JVM
+    filter; 0 without it). Call once per execution, after its end was forwarded."""
+    try:
+        return int(registered.takeFailedReads(execution_id))
+    except Exception:  # the Python listener (no filter): not counted
+        return 0
 
 
 def unregister(context: Any, registered: Any) -> None:

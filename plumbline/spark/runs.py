@@ -48,6 +48,7 @@ class _ActionRun:
     at_start: dict[int, ActionFacts] = field(default_factory=dict)  # by execution id
     readers: list[Any] = field(default_factory=list)  # QueryExecutions of nested reads
     stream: str | None = None  # the streaming query's run id, for a micro-batch
+    failed_reads: int = 0  # input records read by task attempts that failed (not in SQL metrics)
 
 
 class RunTracker:
@@ -64,6 +65,8 @@ class RunTracker:
         self._catalog = catalog_events.attach(session, jvm._JVM[0])
         self._properties: dict[str, str] | None = None
         self.streams = streaming.StreamRuns(app.namespace, app.job_name, emit, self.run_facets)
+        # input records read by the failed task attempts of an execution (see listener.py)
+        self.failed_reads: Callable[[int], int] = lambda execution_id: 0
 
     def spark_properties(self) -> dict[str, str]:
         """The allow-listed Spark properties (read once; see `settings.captured_properties`)."""
@@ -111,6 +114,8 @@ class RunTracker:
         if execution_id == root_id and execution_id not in run.at_start:  # START not read
             run.stream = streaming.batch_of(qe)
         facts = self._facts_at_end(run, execution_id, qe)
+        if failure is not None:
+            run.failed_reads += self.failed_reads(execution_id)
         if facts is not None and failure is not None:
             facts.error = jvm.failure_text(failure)
         if execution_id != root_id:
@@ -133,6 +138,8 @@ class RunTracker:
             return
         if merged is None or not merged.writes:
             return
+        if merged.error is not None and run.failed_reads:
+            _add_failed_reads(merged, run.failed_reads)
         if not run.started:
             self._send_start(run, merged, time_ms if run.start_ms is None else run.start_ms)
         self._send_end(run, merged, time_ms)
@@ -212,6 +219,15 @@ class RunTracker:
                 outputs=outputs,
             )
         )
+
+
+def _add_failed_reads(facts: ActionFacts, records: int) -> None:
+    """Count in a failed action's input the records its failed task attempts read, which Spark's
+    SQL metrics leave out (a job whose only task failed read '0 rows'). Only with one input:
+    task metrics do not say which of several inputs the records came from."""
+    if len(facts.inputs) == 1:
+        stats = facts.inputs[0].stats
+        stats["rowCount"] = stats.get("rowCount", 0) + records
 
 
 def _wrote(output: Any) -> bool:

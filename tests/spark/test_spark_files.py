@@ -190,6 +190,9 @@ def test_failing_job_sends_fail(spark: Any, captured: Any, workdir: Path) -> Non
     assert error["programmingLanguage"] == "JAVA"
     assert "at org.apache.spark" in error["stackTrace"]
     assert end["outputs"][0]["name"] == str(workdir / "never")
+    # the only task failed: Spark's SQL metrics say 0 rows read, the failed attempt read all 3
+    read = end["inputs"][0]["inputFacets"]["inputStatistics"]
+    assert read["rowCount"] == 3
 
 
 def test_insert_overwrite_directory(spark: Any, captured: Any, workdir: Path) -> None:
