@@ -16,9 +16,16 @@ from typing import Any
 
 import msgspec
 
-from plumbline.openlineage.decode import MalformedBodyError, decode_json, split_batch
+from plumbline.openlineage.decode import (
+    MalformedBodyError,
+    TooDeepError,
+    decode_json,
+    split_array,
+    split_batch,
+)
 from plumbline.openlineage.errors import EventValidationError
 from plumbline.openlineage.fast import fast_parse_event
+from plumbline.openlineage.limits import nesting_depth_error
 from plumbline.openlineage.parse import ParsedEvent, parse_event
 
 _BATCH = msgspec.json.Decoder(list[msgspec.Raw])
@@ -47,11 +54,12 @@ def parse_body(body: bytes) -> ParsedBody:
         parsed = fast_parse_event(body)
         return ParsedBody([parsed], [body], False) if parsed else _parse_decoded(body)
     try:
-        elements = _BATCH.decode(body)
+        sent = [bytes(element) for element in _BATCH.decode(body)]
     except (msgspec.DecodeError, UnicodeDecodeError):
         return _parse_decoded(body)
-    split_batch(elements)  # the same error as before for an empty batch
-    sent = [bytes(element) for element in elements]
+    except RecursionError:  # an element nested too deep for the splitter: split without it
+        sent = split_array(body)
+    split_batch(sent)  # the same error as before for an empty batch
     outcomes: list[Outcome] = []
     for data in sent:
         parsed = fast_parse_event(data)
@@ -60,6 +68,9 @@ def parse_body(body: bytes) -> ParsedBody:
             continue
         try:
             document = decode_json(data)
+        except TooDeepError:  # this event alone is rejected, its neighbours go on
+            outcomes.append(EventValidationError([nesting_depth_error()]))
+            continue
         except MalformedBodyError:  # bytes the splitter took and json does not (bad UTF-8)
             return _parse_decoded(body)  # raises the error for the whole body, as before
         outcomes.append(_slow(document))
@@ -68,7 +79,13 @@ def parse_body(body: bytes) -> ParsedBody:
 
 def _parse_decoded(body: bytes) -> ParsedBody:
     """The slow path for a whole body: decoded by :mod:`json`, each event re-encoded to forward."""
-    documents, is_batch = split_batch(decode_json(body))
+    try:
+        decoded = decode_json(body)
+    except TooDeepError:
+        if body.lstrip(_JSON_WHITESPACE)[:1] == b"[":
+            raise MalformedBodyError("the body is not valid JSON: nested too deep") from None
+        return ParsedBody([EventValidationError([nesting_depth_error()])], [body], False)
+    documents, is_batch = split_batch(decoded)
     outcomes = [_slow(document) for document in documents]
     sent = [_compact(d) for d in documents] if is_batch else [body]
     return ParsedBody(outcomes, sent, is_batch)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import zlib
 from typing import Any
 
@@ -62,6 +63,10 @@ def decompress(body: bytes, encoding: str | None, limit: int) -> bytes:
         raise MalformedBodyError(f"the body is not valid {encoding} data: {exc}") from None
 
 
+class TooDeepError(MalformedBodyError):
+    """Valid JSON nested too deep for the decoder (an event past the nesting limit)."""
+
+
 def _no_constants(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
@@ -76,6 +81,46 @@ def decode_json(body: bytes) -> Any:
         ) from None
     except (UnicodeDecodeError, ValueError) as exc:
         raise MalformedBodyError(f"the body is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise TooDeepError("the JSON is nested too deep to decode") from None
+
+
+# a JSON string (escapes included) or one of the characters that shape an array's elements
+_TOKENS = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{},]', re.S)
+
+
+def split_array(body: bytes) -> list[bytes]:
+    """The elements of a JSON array as their own bytes, however deep they nest (no recursion:
+    the fallback when the decoder's own splitter gives up on depth). Each element is checked when
+    decoded on its own; this only needs the brackets to balance."""
+    text = body.strip()
+    if text[:1] != b"[" or text[-1:] != b"]":
+        raise MalformedBodyError("the body is not valid JSON: not an array")
+    elements: list[bytes] = []
+    depth, start = 0, 1
+    for token in _TOKENS.finditer(text):
+        char = token.group()[:1]
+        if char in b"[{":
+            depth += 1
+        elif char in b"]}":
+            depth -= 1
+            if depth == 0:
+                if token.end() != len(text):
+                    raise MalformedBodyError("the body is not valid JSON: data after the array")
+                elements.append(text[start : token.start()])
+        elif char == b"," and depth == 1:
+            elements.append(text[start : token.start()])
+            start = token.end()
+        if depth < 0:
+            break
+    if depth != 0:
+        raise MalformedBodyError("the body is not valid JSON: unbalanced brackets")
+    elements = [element.strip() for element in elements]
+    if elements == [b""]:
+        raise MalformedBodyError("the batch is empty: send at least one event")
+    if any(not element for element in elements):
+        raise MalformedBodyError("the body is not valid JSON: an empty array element")
+    return elements
 
 
 def split_batch(document: Any) -> tuple[list[Any], bool]:

@@ -22,6 +22,7 @@ import msgspec
 import orjson
 from pydantic import BaseModel, ValidationError, create_model
 
+from plumbline.openlineage import limits
 from plumbline.openlineage.canonical import canonical_json_of_floatless, stdlib_canonical_json
 from plumbline.openlineage.errors import EventValidationError
 from plumbline.openlineage.memo import BoundedLRU
@@ -77,6 +78,7 @@ class _Piece(NamedTuple):
     model: Any  # the validated model (a list of them for an array)
     document: Any  # the decoded JSON
     canonical: bytes  # its canonical JSON
+    within_limits: bool = True  # keeps plumbline.openlineage.limits (else: the slow path says why)
 
 
 class _Unusual(Exception):
@@ -94,6 +96,7 @@ def fast_parse_event(data: bytes | msgspec.Raw) -> ParsedEvent | None:
         UnicodeDecodeError,
         ValidationError,
         EventValidationError,
+        RecursionError,
         _Unusual,
     ):
         return None
@@ -111,16 +114,23 @@ def _parse(data: bytes | msgspec.Raw) -> ParsedEvent:
                 piece = _piece(key, _OBJECTS[key], value)
             else:
                 piece = _array(key, _ARRAYS[key], value)
-            pieces[key], raw[key], canonical_parts[key] = piece
+            pieces[key], raw[key], canonical_parts[key] = piece[:3]
+            if not piece.within_limits:
+                raise _Unusual  # the slow path says which limit
         else:
             raw[key] = head[key] = decoded = _decode(value)
             canonical_parts[key] = _canonical(decoded)
+            if next(limits.document_violations(decoded, base_depth=2), None) is not None:
+                raise _Unusual
     if event_kind(dict.fromkeys(top) | head) != "RunEvent":
         raise _Unusual
     validated = _Head.model_validate(head)
     extra = validated.model_extra or {}
     if "run" not in pieces or "job" not in pieces or not _FIELD_KEYS.isdisjoint(extra):
         raise _Unusual  # errors to report, or an unknown key that names a field another way
+    event_time = parse_datetime(validated.event_time)
+    if limits.time_violation(event_time) is not None:
+        raise _Unusual
     # the fields set are the fields sent and the unknown keys
     values = {name: getattr(validated, name) for name in validated.model_fields_set}
     event = RunEvent.model_construct(
@@ -135,7 +145,7 @@ def _parse(data: bytes | msgspec.Raw) -> ParsedEvent:
         raw=raw,
         canonical=canonical,
         digest=hashlib.sha256(canonical).hexdigest(),
-        event_time=parse_datetime(event.event_time),
+        event_time=event_time,
     )
 
 
@@ -158,9 +168,18 @@ def _piece(slot: str, model: type[BaseModel], data: msgspec.Raw) -> _Piece:
     if piece is None:
         document = _decode(key[1])
         canonical = _canonical(document)
-        piece = _Piece(model.model_validate(document), document, canonical)
+        within = _within_limits(slot, document)
+        piece = _Piece(model.model_validate(document), document, canonical, within)
         CACHE.put(key, piece, len(key[1]) * _MEMORY_PER_BYTE)
     return piece
+
+
+def _within_limits(slot: str, document: Any) -> bool:
+    """Whether a piece keeps the limits, at its level in the event (remembered with it)."""
+    depth = 2 if slot in _OBJECTS else 3  # the event is level 1; an array's elements level 3
+    if next(limits.document_violations(document, base_depth=depth), None) is not None:
+        return False
+    return not limits.part_violations(slot, document)
 
 
 def _array(slot: str, model: type[BaseModel], data: msgspec.Raw) -> _Piece:
@@ -180,7 +199,8 @@ def _array(slot: str, model: type[BaseModel], data: msgspec.Raw) -> _Piece:
             [p.model for p in pieces],
             [p.document for p in pieces],
             b"[" + b",".join(p.canonical for p in pieces) + b"]",
+            all(p.within_limits for p in pieces),
         )
         CACHE.put(key, whole, len(key[1]))  # its elements are counted in their own entries
     # new lists: the event's own, so that the shared ones cannot be changed through it
-    return _Piece(list(whole.model), list(whole.document), whole.canonical)
+    return _Piece(list(whole.model), list(whole.document), whole.canonical, whole.within_limits)

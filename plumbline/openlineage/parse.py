@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from plumbline.openlineage import limits
 from plumbline.openlineage.canonical import canonical_json, unencodable_path
 from plumbline.openlineage.errors import EventValidationError, Violation
 from plumbline.openlineage.model import DatasetEvent, Event, JobEvent, RunEvent
@@ -114,10 +115,17 @@ def parse_event(document: Any) -> ParsedEvent:
     if not isinstance(document, dict):
         raise EventValidationError([Violation(None, "an event must be a JSON object")])
     kind = event_kind(document)
+    deep = [(path, why) for path, why in limits.document_violations(document)]
+    if deep:  # past the nesting or string limits: said before anything walks the document
+        raise EventValidationError([Violation(field_path(p), why) for p, why in deep])
     try:
         event = KINDS[kind].model_validate(document)
     except ValidationError as exc:
         raise EventValidationError(_violations(exc)) from None
+    event_time = parse_datetime(event.event_time)
+    named = limits.event_violations(document, event_time, generic=False)
+    if named:
+        raise EventValidationError([Violation(field_path(p), why) for p, why in named])
     try:
         canonical = canonical_json(document)
     except UnicodeEncodeError:
@@ -128,7 +136,7 @@ def parse_event(document: Any) -> ParsedEvent:
         raw=document,
         canonical=canonical,
         digest=hashlib.sha256(canonical).hexdigest(),
-        event_time=parse_datetime(event.event_time),
+        event_time=event_time,
     )
 
 

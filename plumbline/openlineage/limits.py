@@ -1,0 +1,256 @@
+"""The limits an event must keep to be accepted: what both store backends can hold, checked at the
+door so that an accepted event always reaches the lineage tables.
+
+An event past a limit is rejected on its own (``rejected``, with the field and the reason), never
+failing the events sent with it. The limits (docs/reference.md, "Limits of an event"):
+
+- nesting: at most :data:`MAX_NESTING` levels of objects and arrays (the event itself is level 1);
+- strings: no NUL character (``\\u0000``, which PostgreSQL cannot store) in any value or key, and at
+  most :data:`MAX_STRING` characters each;
+- names: namespaces at most :data:`MAX_NAMESPACE` characters, job and dataset names at most
+  :data:`MAX_NAME`, field names (a nested field's dotted path) at most :data:`MAX_FIELD`, and
+  the short names the store keeps in columns of their own (a field's type, a dataset version, a
+  symlink's type, a transformation's type and subtype, an error's language) their column's size;
+- date-times (``eventTime``, ``nominalTime``): from :data:`MIN_TIME` to before :data:`MAX_TIME`,
+  in UTC (a time zone offset must not carry it out of the years both backends store);
+- statistics (``rowCount``, ``size``, ``fileCount``): whole numbers that fit in 64 bits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+from plumbline.openlineage.errors import Violation
+
+MAX_NESTING = 100
+MAX_STRING = 1_048_576
+MAX_NAMESPACE = 1024
+MAX_NAME = 2048
+MAX_FIELD = 1024
+MIN_TIME = datetime(1900, 1, 1, tzinfo=UTC)
+MAX_TIME = datetime(9999, 1, 1, tzinfo=UTC)
+_INT64 = (-(2**63), 2**63 - 1)
+# short names kept in sized columns: the schema's sizes (plumbline/store/schema.py)
+FIELD_TYPE, VERSION, SYMLINK_TYPE, TRANSFORMATION_TYPE, TRANSFORMATION_SUBTYPE = (
+    255,
+    255,
+    64,
+    16,
+    32,
+)
+ERROR_LANGUAGE = 64
+
+Path = tuple[int | str, ...]
+
+
+def document_violations(document: Any, base_depth: int = 1) -> Iterator[tuple[Path, str]]:
+    """Nesting, NUL and string-size violations anywhere in a decoded JSON document, with their
+    paths (relative to the document). ``base_depth``: the level of the document itself."""
+    stack: list[tuple[Path, Any, int]] = [((), document, base_depth)]
+    while stack:
+        path, value, depth = stack.pop()
+        if isinstance(value, str):
+            yield from _string_violations(path, value)
+        elif isinstance(value, dict):
+            if depth > MAX_NESTING:
+                yield path[:4], f"is nested deeper than {MAX_NESTING} levels"
+                return
+            for key, item in value.items():
+                yield from _string_violations((*path, key), key, what="its name")
+                stack.append(((*path, key), item, depth + 1))
+        elif isinstance(value, list):
+            if depth > MAX_NESTING:
+                yield path[:4], f"is nested deeper than {MAX_NESTING} levels"
+                return
+            stack.extend(((*path, i), item, depth + 1) for i, item in enumerate(value))
+
+
+def _string_violations(path: Path, text: str, what: str = "it") -> Iterator[tuple[Path, str]]:
+    if "\x00" in text:
+        yield path, f"holds a NUL character (\\u0000) in {what}, which the store cannot hold"
+    if len(text) > MAX_STRING:
+        yield path, f"{what} is longer than {MAX_STRING} characters"
+
+
+def nesting_depth_error() -> Violation:
+    """The violation of a document too deep to decode at all."""
+    return Violation(None, f"the event is nested deeper than {MAX_NESTING} levels")
+
+
+def time_violation(value: datetime) -> str | None:
+    """Why a date-time is out of the stored range, or None."""
+    try:
+        utc = value.astimezone(UTC)
+    except OverflowError:
+        utc = None
+    if utc is None or not MIN_TIME <= utc < MAX_TIME:
+        return (
+            f"must be from {MIN_TIME:%Y-%m-%d} to before {MAX_TIME:%Y-%m-%d} in UTC "
+            "(the years the store holds)"
+        )
+    return None
+
+
+def event_violations(
+    raw: dict[str, Any], event_time: datetime, *, generic: bool = True
+) -> list[tuple[Path, str]]:
+    """Every limit a decoded, valid event breaks, by path (empty: it keeps them all);
+    ``generic=False``: the nesting and string limits already checked."""
+    found = list(document_violations(raw)) if generic else []
+    reason = time_violation(event_time)
+    if reason is not None:
+        found.append((("eventTime",), reason))
+    for key in ("run", "job", "dataset"):
+        if key in raw:
+            found.extend(((key, *path), why) for path, why in part_violations(key, raw[key]))
+    for key in ("inputs", "outputs"):
+        for index, dataset in enumerate(_list(raw.get(key))):
+            found.extend(((key, index, *p), why) for p, why in part_violations(key, dataset))
+    return found
+
+
+def part_violations(slot: str, part: Any) -> list[tuple[Path, str]]:
+    """The named limits (names, short names, times, statistics) of one part of an event: its
+    ``run``, ``job``, ``dataset``, or one element of its ``inputs`` or ``outputs``."""
+    found: list[tuple[Path, str]] = []
+
+    def text(path: Path, value: Any, limit: int) -> None:
+        if isinstance(value, str) and len(value) > limit:
+            found.append((path, f"is longer than {limit} characters"))
+
+    def names(path: Path, holder: Any) -> None:
+        if isinstance(holder, dict):
+            text((*path, "namespace"), holder.get("namespace"), MAX_NAMESPACE)
+            text((*path, "name"), holder.get("name"), MAX_NAME)
+
+    if slot == "job":
+        names((), part)
+    elif slot == "run":
+        facets = _get(part, "facets")
+        names(("facets", "parent", "job"), _get(facets, "parent", "job"))
+        names(("facets", "parent", "root", "job"), _get(facets, "parent", "root", "job"))
+        language = _get(facets, "errorMessage", "programmingLanguage")
+        text(("facets", "errorMessage", "programmingLanguage"), language, ERROR_LANGUAGE)
+        for key in ("nominalStartTime", "nominalEndTime"):
+            value = _get(facets, "nominalTime", key)
+            _nominal_time(found, ("facets", "nominalTime", key), value)
+    else:
+        _dataset(found, (), part, text, names)
+    return found
+
+
+def _nominal_time(found: list[tuple[Path, str]], path: Path, value: Any) -> None:
+    if not isinstance(value, str):
+        return
+    try:
+        parsed = datetime.fromisoformat(value.replace("z", "Z").replace(" ", "T"))
+    except ValueError:
+        return  # the model has said what is wrong with it
+    if parsed.tzinfo is not None:
+        reason = time_violation(parsed)
+        if reason is not None:
+            found.append((path, reason))
+
+
+def _dataset(
+    found: list[tuple[Path, str]], path: Path, dataset: Any, text: Any, names: Any
+) -> None:
+    if not isinstance(dataset, dict):
+        return
+    names(path, dataset)
+    facets = dataset.get("facets")
+    if isinstance(facets, dict):
+        here = (*path, "facets")
+        for index, identifier in enumerate(_list(_get(facets, "symlinks", "identifiers"))):
+            names((*here, "symlinks", "identifiers", index), identifier)
+            if isinstance(identifier, dict):
+                text(
+                    (*here, "symlinks", "identifiers", index, "type"),
+                    identifier.get("type"),
+                    SYMLINK_TYPE,
+                )
+        names(
+            (*here, "lifecycleStateChange", "previousIdentifier"),
+            _get(facets, "lifecycleStateChange", "previousIdentifier"),
+        )
+        text(
+            (*here, "version", "datasetVersion"), _get(facets, "version", "datasetVersion"), VERSION
+        )
+        text((*here, "dataSource", "name"), _get(facets, "dataSource", "name"), MAX_NAMESPACE)
+        _schema_fields(found, (*here, "schema", "fields"), _get(facets, "schema", "fields"), "")
+        _column_lineage(found, (*here, "columnLineage"), facets.get("columnLineage"), text)
+        _statistics(found, (*here, "outputStatistics"), facets.get("outputStatistics"))
+    for key, facet in (("inputFacets", "inputStatistics"), ("outputFacets", "outputStatistics")):
+        _statistics(found, (*path, key, facet), _get(dataset, key, facet))
+
+
+def _schema_fields(found: list[tuple[Path, str]], path: Path, fields: Any, prefix: str) -> None:
+    for index, item in enumerate(_list(fields)):
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+            continue
+        name = prefix + item["name"]
+        if len(name) > MAX_FIELD:
+            found.append(
+                (
+                    (*path, index, "name"),
+                    f"names a field (with its parents, dotted) longer than {MAX_FIELD} characters",
+                )
+            )
+        field_type = item.get("type")
+        if isinstance(field_type, str) and len(field_type) > FIELD_TYPE:
+            found.append(((*path, index, "type"), f"is longer than {FIELD_TYPE} characters"))
+        _schema_fields(found, (*path, index, "fields"), item.get("fields"), name + ".")
+
+
+def _column_lineage(found: list[tuple[Path, str]], path: Path, facet: Any, text: Any) -> None:
+    if not isinstance(facet, dict):
+        return
+    outputs = facet.get("fields")
+    inputs: list[tuple[Path, Any]] = []
+    if isinstance(outputs, dict):
+        for name, output in outputs.items():
+            if isinstance(name, str) and len(name) > MAX_FIELD:
+                found.append(
+                    (
+                        (*path, "fields", name[:40] + "…"),
+                        f"names a field longer than {MAX_FIELD} characters",
+                    )
+                )
+            for index, item in enumerate(_list(_get(output, "inputFields"))):
+                inputs.append(((*path, "fields", name, "inputFields", index), item))
+    for index, item in enumerate(_list(facet.get("dataset"))):
+        inputs.append(((*path, "dataset", index), item))
+    for where, item in inputs:
+        if not isinstance(item, dict):
+            continue
+        text((*where, "namespace"), item.get("namespace"), MAX_NAMESPACE)
+        text((*where, "name"), item.get("name"), MAX_NAME)
+        text((*where, "field"), item.get("field"), MAX_FIELD)
+        for number, transformation in enumerate(_list(item.get("transformations"))):
+            if isinstance(transformation, dict):
+                at = (*where, "transformations", number)
+                text((*at, "type"), transformation.get("type"), TRANSFORMATION_TYPE)
+                text((*at, "subtype"), transformation.get("subtype"), TRANSFORMATION_SUBTYPE)
+
+
+def _statistics(found: list[tuple[Path, str]], path: Path, facet: Any) -> None:
+    if not isinstance(facet, dict):
+        return
+    for key in ("rowCount", "size", "fileCount"):
+        value = facet.get(key)
+        if isinstance(value, int) and not _INT64[0] <= value <= _INT64[1]:
+            found.append(((*path, key), "does not fit in 64 bits"))
+
+
+def _get(value: Any, *keys: str) -> Any:
+    for key in keys:
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
