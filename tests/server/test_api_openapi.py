@@ -160,6 +160,8 @@ def test_every_read_route_answers_what_it_documents(spec: dict[str, Any], live_s
                 {"runId": story.report_run},
             ),
             ("GET", "/api/v1/events/lineage", "/api/v1/events/lineage", {}),
+            ("GET", "/api/v1/events", "/api/v1/events", {"limit": 5}),
+            ("GET", "/api/v1/events/{namespace}", "/api/v1/events/shop", {}),
             ("GET", "/api/v1/search", "/api/v1/search", {"q": "orders", "sort": "UPDATE_AT"}),
             (
                 "GET",

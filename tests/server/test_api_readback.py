@@ -244,3 +244,13 @@ def test_bad_requests_answer_in_the_common_error_shape(http: httpx.Client, story
         == 400
     )
     assert http.get("/namespaces/nope/datasets").status_code == 404
+
+
+def test_marquez_python_lists_events(marquez: MarquezClient, story: Story) -> None:
+    """marquez-python 0.50's list_events calls GET /api/v1/events and /api/v1/events/{namespace}."""
+    every = marquez.list_events(limit=100)
+    assert every["totalCount"] == len(every["events"]) > 0
+    one = marquez.list_events(namespace=JOB_NS)
+    assert 0 < one["totalCount"] <= every["totalCount"]
+    assert {e["job"]["namespace"] for e in one["events"] if "job" in e} == {JOB_NS}
+    assert marquez.list_events(namespace="no-such-namespace")["totalCount"] == 0
