@@ -22,6 +22,8 @@ _COMMANDS: dict[str, str] = {
     "token": "plumbline.cli.token:token",
     "impact": "plumbline.cli.impact:impact",
     "rerun-plan": "plumbline.cli.rerun_plan:rerun_plan",
+    "diff": "plumbline.cli.run_analysis:diff",
+    "root-cause": "plumbline.cli.run_analysis:root_cause",
 }
 
 

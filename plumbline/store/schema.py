@@ -235,6 +235,20 @@ runs = sa.Table(
     sa.Index(None, "parent_run_uuid"),
 )
 
+# What ``db prune`` removed of a run: enough to answer "which run, pruned when" where a question
+# needs history that is gone (the run that wrote a version, the run a diff would compare with).
+pruned_runs = sa.Table(
+    "pruned_runs",
+    metadata,
+    sa.Column("run_uuid", Uuid, primary_key=True),
+    _fk("job_id", "jobs.id"),
+    sa.Column("state", sa.String(16), nullable=True),
+    sa.Column("started_at", Timestamp, nullable=True),
+    sa.Column("ended_at", Timestamp, nullable=True),
+    sa.Column("pruned_at", Timestamp, nullable=False),
+    sa.Index(None, "job_id", "ended_at"),
+)
+
 run_states = sa.Table(
     "run_states",
     metadata,
@@ -265,8 +279,8 @@ run_io = sa.Table(
     # inputs: the earliest event time the run names this input at (when it read it), and where
     # dataset_version_id came from: 'datasetVersion' (the input's `version` facet, e.g. an Iceberg
     # snapshot id or a Delta version), 'catalog' (catalog enrichment's snapshot id) or 'eventTime'
-    # (the dataset's version as of read_at: the newest version made by then, by a run that did
-    # not fail); NULL: linked before migration 0010 and not rebuilt (no raw events left)
+    # (the dataset's version as of read_at: the newest version made by then, by a run that
+    # completed); NULL: linked before migration 0010 and not rebuilt (no raw events left)
     sa.Column("read_at", Timestamp, nullable=True),
     sa.Column("version_source", sa.String(16), nullable=True),
     sa.Column("created_at", Timestamp, nullable=False),

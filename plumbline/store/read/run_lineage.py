@@ -80,9 +80,7 @@ def get_upstream_runs(
             )
             .join(d, d.c.id == io.c.dataset_id)
             .join(n, n.c.id == d.c.namespace_id)
-            .outerjoin(
-                dv, dv.c.id == sa.func.coalesce(io.c.dataset_version_id, d.c.current_version_id)
-            )
+            .outerjoin(dv, dv.c.id == io.c.dataset_version_id)
             .where(io.c.run_id.in_(part), io.c.direction == "input")
         )
         if visible_to is not None:

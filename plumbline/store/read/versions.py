@@ -29,10 +29,11 @@ class VersionRef:
     """One dataset version: its dataset, its version string, when and by which run it was made."""
 
     id: int
+    uuid: str  # the version's id in the read API (Marquez's ``version``)
     dataset_id: int
     namespace: str
     name: str
-    version: str
+    version: str  # the `version` facet's datasetVersion, else the writing run's id
     created_at: datetime | None
     run_uuid: str | None  # the run that wrote it (None: named by a facet, not written by a run)
 
@@ -48,6 +49,7 @@ class RunVersion:
     namespace: str
     name: str
     version_id: int | None  # None: no version known (read before any was made)
+    version_uuid: str | None
     version: str | None
     # inputs: 'datasetVersion' | 'catalog' | 'eventTime' | None (linked before migration 0010)
     version_source: str | None
@@ -57,6 +59,7 @@ class RunVersion:
 
 _VERSION_COLUMNS = (
     s.dataset_versions.c.id,
+    s.dataset_versions.c.uuid,
     s.dataset_versions.c.dataset_id,
     s.namespaces.c.name.label("namespace"),
     s.datasets.c.name,
@@ -78,6 +81,7 @@ def _versions() -> sa.Select[Any]:
 def _version_ref(row: Any) -> VersionRef:
     return VersionRef(
         id=row.id,
+        uuid=row.uuid,
         dataset_id=row.dataset_id,
         namespace=row.namespace,
         name=row.name,
@@ -91,7 +95,13 @@ _BY_ID = _versions().where(in_ids(s.dataset_versions.c.id))
 _OF_DATASET = (
     _versions()
     .where(s.dataset_versions.c.dataset_id == sa.bindparam("dataset_id"))
-    .where(s.dataset_versions.c.version == sa.bindparam("version"))
+    .where(
+        sa.or_(
+            s.dataset_versions.c.uuid == sa.bindparam("version"),
+            s.dataset_versions.c.version == sa.bindparam("version"),
+        )
+    )
+    .order_by(s.dataset_versions.c.id)
 )
 _SINCE = (
     _versions()
@@ -118,8 +128,9 @@ def versions_by_id(conn: Connection, version_ids: Sequence[int]) -> dict[int, Ve
 def find_version(
     conn: Connection, namespace: str, name: str, version: str, visible_to: VisibleTo = None
 ) -> VersionRef:
-    """The version ``version`` of dataset ``namespace``/``name`` (by a symlink too), else
-    :class:`NotFoundError` naming what was not found (the dataset or the version)."""
+    """The version ``version`` (its uuid, as the read API names versions, or its version
+    string) of dataset ``namespace``/``name`` (by a symlink too), else :class:`NotFoundError`
+    naming what was not found (the dataset or the version)."""
     dataset_id = dataset_pk(conn, namespace, name, visible_to=visible_to)
     row = conn.execute(_OF_DATASET, {"dataset_id": dataset_id, "version": version}).first()
     if row is None:
@@ -152,6 +163,7 @@ def _run_versions() -> sa.Select[Any]:
             n.c.name.label("namespace"),
             d.c.name,
             io.c.dataset_version_id,
+            dv.c.uuid.label("version_uuid"),
             dv.c.version,
             io.c.version_source,
             io.c.read_at,
@@ -168,10 +180,11 @@ def _run_versions() -> sa.Select[Any]:
 def _run_version(row: Any) -> RunVersion:
     # by position, in the select's column order (a Row's attribute access costs ~1 µs, and a
     # rerun plan reads tens of thousands of these)
-    run_id, run_uuid, direction, dataset_id, namespace, name, version_id, version, source = row[:9]
+    run_id, run_uuid, direction, dataset_id, namespace, name, version_id, version_uuid = row[:8]
+    version, source = row[8:10]
     return RunVersion(
-        run_id, run_uuid, direction, dataset_id, namespace, name, version_id, version, source,
-        utc(row[9]), row[10],
+        run_id, run_uuid, direction, dataset_id, namespace, name, version_id, version_uuid,
+        version, source, utc(row[10]), row[11],
     )  # fmt: skip
 
 

@@ -330,7 +330,7 @@ def field_walk(
 
 @cache
 def _run_walk_statement(limited: bool) -> sa.Select[Any]:
-    io, dv, d, r = s.run_io, s.dataset_versions, s.datasets, s.runs
+    io, dv, r = s.run_io, s.dataset_versions, s.runs
     walk = sa.select(
         sa.cast(sa.bindparam("start", type_=s.BigId), s.BigId).label("node_id"), ZERO.label("depth")
     ).cte("upstream_runs", recursive=True)
@@ -338,8 +338,7 @@ def _run_walk_statement(limited: bool) -> sa.Select[Any]:
         sa.select(r.c.id, (walk.c.depth + ONE).label("depth"))
         .select_from(walk)
         .join(io, sa.and_(io.c.run_id == walk.c.node_id, io.c.direction == "input"))
-        .join(d, d.c.id == io.c.dataset_id)
-        .join(dv, dv.c.id == sa.func.coalesce(io.c.dataset_version_id, d.c.current_version_id))
+        .join(dv, dv.c.id == io.c.dataset_version_id)
         .join(r, r.c.uuid == dv.c.run_uuid)
         .where(_within_depth(walk))
     )
@@ -351,6 +350,8 @@ def _run_walk_statement(limited: bool) -> sa.Select[Any]:
 def upstream_run_walk(
     conn: Connection, run_pk: int, *, max_depth: int, cap: int, visible_to: VisibleTo = None
 ) -> WalkResult:
-    """Runs upstream of ``run_pk``: run -> the dataset versions it read -> the runs that wrote them."""
+    """Runs upstream of ``run_pk``: run -> the dataset versions it read (the exact version each
+    input is linked to, see ``run_io.version_source``) -> the runs that wrote them. The one walk
+    of ``/runlineage/upstream`` and of root cause (:mod:`plumbline.analysis.root_cause`)."""
     params = {"start": run_pk, "max_depth": max_depth, **walk_params(visible_to)}
     return _run(conn, _run_walk_statement(visible_to is not None), params, cap)

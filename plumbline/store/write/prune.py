@@ -1,14 +1,22 @@
 """Pruning the per-run facts that grow with use: raw events and finished runs older than a date.
 
-Lineage itself (datasets, jobs, fields, edges) is never pruned, nor is a raw event still waiting
-for normalization (one that failed goes, with its failure). A run is kept while it is its job's
-latest run; the dataset versions a pruned run wrote go with it unless a dataset still points at
-them as its current version.
+What each question needs, and what pruning keeps for it:
+
+- lineage (datasets, jobs, fields, edges) is never pruned, nor is a raw event still waiting for
+  normalization (one that failed goes, with its failure);
+- a run is kept while it is its job's latest run; a pruned run leaves a row in ``pruned_runs``
+  (its id, job, state, times, when it was pruned), so that root cause, run diff and version
+  lineage name it ("pruned at …") where they need it instead of answering as if it never ran;
+- the dataset versions a pruned run wrote go with it unless a dataset still points at one as its
+  current version or a kept run read it (version lineage and root cause from kept runs reach it;
+  it then names its writer as pruned);
+- a run diff reads each run's column lineage from its raw events: pruned by when they were
+  received, they leave the diff saying column lineage is not available and why.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
@@ -19,6 +27,8 @@ from plumbline.store.schema import (
     jobs,
     lineage_events,
     pending_events,
+    pruned_runs,
+    run_io,
     runs,
 )
 
@@ -44,20 +54,37 @@ def prune(engine: Engine, before: datetime, *, dry_run: bool = False) -> dict[st
             .where(lineage_events.c.id.not_in(waiting))
         ).rowcount
         latest = sa.select(jobs.c.latest_run_uuid).where(jobs.c.latest_run_uuid.is_not(None))
-        doomed = (
-            sa.select(runs.c.uuid).where(runs.c.ended_at < before).where(runs.c.uuid.not_in(latest))
+        doomed_where = (runs.c.ended_at < before, runs.c.uuid.not_in(latest))
+        doomed = sa.select(runs.c.uuid).where(*doomed_where)
+        connection.execute(
+            sa.insert(pruned_runs).from_select(
+                ["run_uuid", "job_id", "state", "started_at", "ended_at", "pruned_at"],
+                sa.select(
+                    runs.c.uuid,
+                    runs.c.job_id,
+                    runs.c.current_state,
+                    runs.c.started_at,
+                    runs.c.ended_at,
+                    sa.literal(datetime.now(UTC), pruned_runs.c.pruned_at.type),
+                ).where(*doomed_where),
+            )
         )
         current = sa.select(datasets.c.current_version_id).where(
             datasets.c.current_version_id.is_not(None)
+        )
+        read_by_kept = (
+            sa.select(run_io.c.dataset_version_id)
+            .join(runs, runs.c.id == run_io.c.run_id)
+            .where(run_io.c.direction == "input", run_io.c.dataset_version_id.is_not(None))
+            .where(sa.not_(sa.and_(*doomed_where)))
         )
         versions = connection.execute(
             sa.delete(dataset_versions)
             .where(dataset_versions.c.run_uuid.in_(doomed))
             .where(dataset_versions.c.id.not_in(current))
+            .where(dataset_versions.c.id.not_in(read_by_kept))
         ).rowcount
-        pruned_runs = connection.execute(
-            sa.delete(runs).where(runs.c.ended_at < before).where(runs.c.uuid.not_in(latest))
-        ).rowcount
+        pruned = connection.execute(sa.delete(runs).where(*doomed_where)).rowcount
         if dry_run:
             transaction.rollback()
-    return {"lineage_events": events, "runs": pruned_runs, "dataset_versions": versions}
+    return {"lineage_events": events, "runs": pruned, "dataset_versions": versions}

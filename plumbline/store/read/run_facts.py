@@ -1,0 +1,225 @@
+"""What one run was: its state, times, error, facets, and each input and output with the version,
+its schema and the statistics it touched; the runs to compare it with; its raw events.
+
+The facts a run diff and a root cause compare (``plumbline.analysis``), read in a few statements
+per run whatever the number of its inputs and outputs.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from plumbline.store import schema as s
+from plumbline.store.read.common import json_obj, utc
+from plumbline.store.read.errors import NotFoundError
+from plumbline.store.read.idlist import in_ids
+from plumbline.store.read.visibility import VisibleTo, visible_job_id
+
+
+@dataclass(frozen=True)
+class IoFacts:
+    """A run's input or output: the version it touched, that version's schema, the statistics."""
+
+    direction: str  # 'input' | 'output'
+    dataset_id: int
+    namespace: str
+    name: str
+    version_id: int | None
+    version: str | None
+    version_source: str | None
+    # the version's schema: [{"name", "type", "fields"?…}] as sent; None: no schema known
+    schema: list[dict[str, Any]] | None
+    row_count: int | None
+    byte_count: int | None
+    file_count: int | None
+    facets: dict[str, Any]  # inputFacets / outputFacets
+
+
+@dataclass(frozen=True)
+class RunFacts:
+    """One run of a job, as the store keeps it."""
+
+    id: int
+    uuid: str
+    job_id: int
+    namespace: str
+    job: str
+    state: str | None  # the OpenLineage event type of its state: START … COMPLETE, FAIL, ABORT
+    started_at: datetime | None
+    ended_at: datetime | None
+    last_event_at: datetime | None
+    error_message: str | None
+    error_language: str | None
+    facets: dict[str, Any]  # run facets
+    job_facets: dict[str, Any]  # job facets as this run saw them
+    job_version: str | None
+    parent_run_uuid: str | None
+    io: tuple[IoFacts, ...] = field(default=())
+
+    @property
+    def time(self) -> datetime | None:
+        """When the run happened: its start, else its newest event."""
+        return self.started_at or self.last_event_at
+
+
+_WHEN = sa.func.coalesce(s.runs.c.started_at, s.runs.c.last_event_at)
+_RUNS = (
+    sa.select(
+        s.runs.c.id,
+        s.runs.c.uuid,
+        s.runs.c.job_id,
+        s.namespaces.c.name.label("namespace"),
+        s.jobs.c.name.label("job"),
+        s.runs.c.current_state,
+        s.runs.c.started_at,
+        s.runs.c.ended_at,
+        s.runs.c.last_event_at,
+        s.runs.c.error_message,
+        s.runs.c.error_language,
+        s.runs.c.facets,
+        s.runs.c.job_facets,
+        s.job_versions.c.version.label("job_version"),
+        s.runs.c.parent_run_uuid,
+    )
+    .join(s.jobs, s.jobs.c.id == s.runs.c.job_id)
+    .join(s.namespaces, s.namespaces.c.id == s.jobs.c.namespace_id)
+    .outerjoin(s.job_versions, s.job_versions.c.id == s.runs.c.job_version_id)
+    .where(in_ids(s.runs.c.id))
+)
+_IO = (
+    sa.select(
+        s.run_io.c.run_id,
+        s.run_io.c.direction,
+        s.run_io.c.dataset_id,
+        s.namespaces.c.name.label("namespace"),
+        s.datasets.c.name,
+        s.run_io.c.dataset_version_id,
+        s.dataset_versions.c.version,
+        s.run_io.c.version_source,
+        s.schema_versions.c.fields,
+        s.run_io.c.row_count,
+        s.run_io.c.byte_count,
+        s.run_io.c.file_count,
+        s.run_io.c.facets,
+    )
+    .join(s.datasets, s.datasets.c.id == s.run_io.c.dataset_id)
+    .join(s.namespaces, s.namespaces.c.id == s.datasets.c.namespace_id)
+    .outerjoin(s.dataset_versions, s.dataset_versions.c.id == s.run_io.c.dataset_version_id)
+    .outerjoin(s.schema_versions, s.schema_versions.c.id == s.dataset_versions.c.schema_version_id)
+    .where(in_ids(s.run_io.c.run_id))
+    .order_by(s.run_io.c.run_id, s.run_io.c.direction, s.namespaces.c.name, s.datasets.c.name)
+)
+
+
+def runs_facts(conn: Connection, run_pks: Sequence[int]) -> dict[int, RunFacts]:
+    """The facts of these runs (with their inputs and outputs), by run id."""
+    if not run_pks:
+        return {}
+    ids = sorted(set(run_pks))
+    io: dict[int, list[IoFacts]] = {}
+    for row in conn.execute(_IO, {"ids": ids}):
+        io.setdefault(row.run_id, []).append(
+            IoFacts(
+                direction=row.direction,
+                dataset_id=row.dataset_id,
+                namespace=row.namespace,
+                name=row.name,
+                version_id=row.dataset_version_id,
+                version=row.version,
+                version_source=row.version_source,
+                schema=row.fields if isinstance(row.fields, list) else None,
+                row_count=row.row_count,
+                byte_count=row.byte_count,
+                file_count=row.file_count,
+                facets=json_obj(row.facets),
+            )
+        )
+    return {
+        row.id: RunFacts(
+            id=row.id,
+            uuid=row.uuid,
+            job_id=row.job_id,
+            namespace=row.namespace,
+            job=row.job,
+            state=row.current_state,
+            started_at=utc(row.started_at),
+            ended_at=utc(row.ended_at),
+            last_event_at=utc(row.last_event_at),
+            error_message=row.error_message,
+            error_language=row.error_language,
+            facets=json_obj(row.facets),
+            job_facets=json_obj(row.job_facets),
+            job_version=row.job_version,
+            parent_run_uuid=row.parent_run_uuid,
+            io=tuple(io.get(row.id, [])),
+        )
+        for row in conn.execute(_RUNS, {"ids": ids})
+    }
+
+
+def run_pk(conn: Connection, run_uuid: str, visible_to: VisibleTo = None) -> int | None:
+    """The id of run ``run_uuid`` (None: unknown, or of a job ``visible_to`` may not see)."""
+    r = s.runs
+    query = sa.select(r.c.id).where(
+        r.c.uuid == run_uuid.lower(), visible_job_id(r.c.job_id, visible_to)
+    )
+    found = conn.execute(query).scalar()
+    return int(found) if found is not None else None
+
+
+def run_facts(conn: Connection, run_uuid: str, visible_to: VisibleTo = None) -> RunFacts:
+    """The facts of run ``run_uuid``; :class:`NotFoundError` naming it when unknown."""
+    pk = run_pk(conn, run_uuid, visible_to)
+    if pk is None:
+        raise NotFoundError(f"run {run_uuid!r} not found")
+    return runs_facts(conn, [pk])[pk]
+
+
+def previous_run(
+    conn: Connection, job_id: int, before: datetime | None, run_id: int, state: str = "COMPLETE"
+) -> int | None:
+    """The id of the job's last run in ``state`` that happened before ``before`` (its start, else
+    its newest event); None when there is none."""
+    r = s.runs
+    query = sa.select(r.c.id).where(
+        r.c.job_id == job_id, r.c.current_state == state, r.c.id != run_id
+    )
+    if before is not None:
+        query = query.where(_WHEN < before)
+    found = conn.execute(query.order_by(_WHEN.desc(), r.c.id.desc()).limit(1)).scalar()
+    return int(found) if found is not None else None
+
+
+def last_run_in_state(conn: Connection, job_id: int, states: Sequence[str]) -> str | None:
+    """The uuid of the job's newest run (by event time) in one of ``states``."""
+    r = s.runs
+    query = (
+        sa.select(r.c.uuid)
+        .where(r.c.job_id == job_id, r.c.current_state.in_(list(states)))
+        .order_by(_WHEN.desc().nulls_last(), r.c.id.desc())
+        .limit(1)
+    )
+    return conn.execute(query).scalar()
+
+
+def run_events(conn: Connection, run_uuid: str) -> list[dict[str, Any]]:
+    """The raw RunEvents still stored for a run, oldest first (empty once pruned)."""
+    e = s.lineage_events
+    query = (
+        sa.select(e.c.payload)
+        .where(e.c.run_uuid == run_uuid, e.c.kind == "RunEvent")
+        .order_by(e.c.event_time, e.c.id)
+    )
+    events = []
+    for payload in conn.execute(query).scalars():
+        event = json.loads(payload) if isinstance(payload, str | bytes) else payload
+        if isinstance(event, dict):
+            events.append(event)
+    return events
