@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlalchemy.engine import Connection
 
-from plumbline.store.read.common import iso
+from plumbline.store import iso
 from plumbline.store.read.pruned import PrunedRunRow, pruned_runs, pruned_runs_of_job
 
 

@@ -18,9 +18,15 @@ from sqlalchemy.engine import Connection
 from plumbline.analysis.impact import check_depth
 from plumbline.analysis.pruned import PrunedRun, pruned_by_id
 from plumbline.analysis.run_diff import RunDiff, RunSummary, Suspect, compare, facts_of_run
-from plumbline.store.read.common import dataset_pk, job_pk
-from plumbline.store.read.errors import InvalidArgumentError, NotFoundError
-from plumbline.store.read.nodeids import resolve_node_id
+from plumbline.store import (
+    InvalidArgumentError,
+    NotFoundError,
+    VisibleTo,
+    dataset_pk,
+    job_pk,
+    resolve_node_id,
+    upstream_run_walk,
+)
 from plumbline.store.read.run_facts import (
     RunFacts,
     last_run_in_state,
@@ -28,8 +34,6 @@ from plumbline.store.read.run_facts import (
     runs_facts,
 )
 from plumbline.store.read.versions import current_version, run_versions
-from plumbline.store.read.visibility import VisibleTo
-from plumbline.store.read.walks import upstream_run_walk
 
 FAILED = ("FAIL", "ABORT")
 # what in a diff makes an upstream run a suspect (a mere change of size does not)

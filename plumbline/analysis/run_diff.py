@@ -21,8 +21,7 @@ from typing import Any
 from sqlalchemy.engine import Connection
 
 from plumbline.analysis.pruned import PrunedRun, pruned_complete_runs, pruned_run
-from plumbline.store.read.common import iso
-from plumbline.store.read.errors import InvalidArgumentError, NotFoundError
+from plumbline.store import InvalidArgumentError, NotFoundError, VisibleTo, iso
 from plumbline.store.read.run_facts import (
     IoFacts,
     RunFacts,
@@ -32,7 +31,6 @@ from plumbline.store.read.run_facts import (
     run_pk,
     runs_facts,
 )
-from plumbline.store.read.visibility import VisibleTo
 
 # run facets that describe this run only, never how it was made: not compared
 _VOLATILE_RUN_FACETS = frozenset({"parent", "nominalTime", "errorMessage"})

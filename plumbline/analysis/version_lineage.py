@@ -19,8 +19,7 @@ from sqlalchemy.engine import Connection
 
 from plumbline.analysis.impact import check_depth
 from plumbline.analysis.pruned import PrunedRun, pruned_by_id
-from plumbline.store.read.common import iso
-from plumbline.store.read.errors import InvalidArgumentError
+from plumbline.store import InvalidArgumentError, VisibleTo, iso
 from plumbline.store.read.impact import readable_datasets
 from plumbline.store.read.versions import (
     RunVersion,
@@ -30,7 +29,6 @@ from plumbline.store.read.versions import (
     versions_by_id,
     writers_of,
 )
-from plumbline.store.read.visibility import VisibleTo
 
 DIRECTIONS = ("upstream", "downstream")
 

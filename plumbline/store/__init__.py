@@ -32,7 +32,7 @@ if TYPE_CHECKING:
         resolve_node_id,
     )
     from plumbline.store.read.visibility import VisibleTo
-    from plumbline.store.read.walks import field_walk, job_walk
+    from plumbline.store.read.walks import field_walk, job_walk, upstream_run_walk
     from plumbline.store.write.normalizer import (
         NormalizeError,
         failed_events,
@@ -73,6 +73,7 @@ _EXPORTS = {
     "VisibleTo": "plumbline.store.read.visibility",
     "field_walk": "plumbline.store.read.walks",
     "job_walk": "plumbline.store.read.walks",
+    "upstream_run_walk": "plumbline.store.read.walks",
     "tokens": "plumbline.store.tokens",
     "write": "plumbline.store.write",
     "failed_events": "plumbline.store.write.normalizer",
@@ -121,6 +122,7 @@ __all__ = [
     "StoreWriter",
     "tokens",
     "upgrade",
+    "upstream_run_walk",
     "utc",
     "VisibleTo",
     "write",

@@ -57,6 +57,7 @@ SCOPE_OF: dict[tuple[str, str], str | None] = {
     ("GET", "/api/v1/column-lineage"): "read",
     ("GET", "/api/v1/runlineage/upstream"): "read",
     ("GET", "/api/v1/impact"): "read",
+    ("GET", "/api/v1/rerun-plan"): "read",
     ("GET", "/api/v1/jobs/runs/{id}/diff"): "read",
     ("GET", "/api/v1/diff"): "read",
     ("GET", "/api/v1/jobs/runs/{id}/root-cause"): "read",

@@ -23,7 +23,7 @@ from plumbline.analysis.version_lineage import version_lineage
 from plumbline.server.api.lineage import GraphResponse
 from plumbline.server.api.routing import ReadAccess, Reader, make_router, max_graph_nodes
 from plumbline.server.api.run_analysis_models import RootCause, RunDiff, VersionLineage
-from plumbline.store.read.gcpause import gc_paused
+from plumbline.store import gc_paused
 
 router = make_router("Analysis")
 

@@ -24,8 +24,10 @@ __all__ = [
     "jobs",
     "lineage",
     "namespaces",
+    "pruned",
     "records",  # the typed records the queries return
     "rerun",
+    "run_facts",
     "run_lineage",
     "runs",
     "search",
