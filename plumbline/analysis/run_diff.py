@@ -27,7 +27,6 @@ from plumbline.store.read.run_facts import (
     RunFacts,
     previous_run,
     run_events,
-    run_facts,
     run_pk,
     runs_facts,
 )
@@ -311,11 +310,13 @@ def diff_runs(
 
 def facts_of_run(conn: Connection, run_id: str, visible_to: VisibleTo) -> RunFacts:
     """The facts of a run; :class:`NotFoundError` naming it (and when it was pruned, if so)."""
-    if run_pk(conn, run_id, visible_to) is None:
+    pk = run_pk(conn, run_id, visible_to)
+    if pk is None:
         gone = pruned_run(conn, run_id)
         if gone is not None:
             raise NotFoundError(f"run {run_id!r} was pruned at {iso(gone.pruned_at)}")
-    return run_facts(conn, run_id, visible_to)
+        raise NotFoundError(f"run {run_id!r} not found")
+    return runs_facts(conn, [pk])[pk]
 
 
 def _pruned_between(conn: Connection, run: RunFacts, other: RunFacts | None) -> list[PrunedRun]:

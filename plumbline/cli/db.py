@@ -136,6 +136,7 @@ def renormalize(db_url: str | None, dry_run: bool) -> None:
     from plumbline.store.write import StoreWriter
 
     engine = _store_at_newest_schema(db_url)
+    _rebuild_input_versions(engine, dry_run)
     with engine.connect() as connection:
         by_error = failed_events(connection)
     total = sum(by_error.values())
@@ -163,6 +164,21 @@ def renormalize(db_url: str | None, dry_run: bool) -> None:
         first = _one_line(next(iter(retried.failed.values())))
         raise click.ClickException(
             f"{len(retried.failed)} event(s) still cannot be normalized, e.g. {first}"
+        )
+
+
+def _rebuild_input_versions(engine: Engine, dry_run: bool) -> None:
+    """Run inputs linked before schema 0010 get their version and its source from their runs'
+    raw events (said only when there are any)."""
+    from plumbline.store.write.input_versions import rebuild_input_versions
+
+    done = rebuild_input_versions(engine, dry_run=dry_run)
+    if done.rebuilt or done.without_events:
+        verb = "would link" if dry_run else "linked"
+        click.echo(
+            f"{verb} {done.rebuilt} run input(s) from before schema 0010 to the version they read"
+            f" (from their runs' raw events); {done.without_events} have no raw events left and"
+            " keep their old link (versionSource null)"
         )
 
 

@@ -412,3 +412,61 @@ def test_rerun_plan_after_the_clean_orders_versions(demo_lineage: Lineage) -> No
 
 def json_key(value: Any) -> Any:
     return None if value is None else (value["namespace"], value["name"])
+
+
+def _failed_clean_orders_run(lineage: Lineage) -> dict[str, Any]:
+    p = lineage.paths
+    writer = next(
+        node["data"]["name"]
+        for node in lineage.graph(p.clean_orders)
+        if node["type"] == "JOB"
+        and f"dataset:file:{p.clean_orders}" in {e["destination"] for e in node["outEdges"]}
+    )
+    return next(run for run in lineage.runs(writer) if run["state"] == "FAILED")
+
+
+def test_the_failed_runs_diff_points_at_the_planted_cause(demo_lineage: Lineage) -> None:
+    """Day 2's clean_orders failed on the store export's decimal-comma prices, with the job's
+    code unchanged: the diff against day 1's run says the code did not change, puts the store
+    export (its data changed: other bytes) first among the causes, and gives the cast error."""
+    p = demo_lineage.paths
+    failed = _failed_clean_orders_run(demo_lineage)
+    diff = demo_lineage.get(f"/api/v1/jobs/runs/{failed['id']}/diff")
+    assert diff["run"]["state"] == "FAIL" and diff["against"]["state"] == "COMPLETE"
+    assert diff["againstReason"] == "lastCompleteBefore"
+    assert diff["jobVersionChanged"] is False and diff["jobFacetChanges"] == []
+    first = diff["suspects"][0]
+    assert (first["kind"], first["subject"]) == ("inputChanged", f"file:{p.raw_orders_store}")
+    store = next(i for i in diff["inputs"] if i["name"] == str(p.raw_orders_store))
+    assert store["byteCount"]["before"] != store["byteCount"]["after"]
+    assert store["schemaChanges"] == [] and store["schemaKnown"]
+    assert diff["errorSummary"].startswith("[CAST_INVALID_INPUT] The value '")
+    assert diff["suspects"][-1]["kind"] == "error"
+    cause = demo_lineage.get(
+        "/api/v1/root-cause", nodeId=f"job:{JOB_NAMESPACE}:{diff['run']['job']['name']}"
+    )
+    assert cause["run"]["id"] == failed["id"]
+    assert cause["changes"][0]["subject"] == f"file:{p.raw_orders_store}"
+
+
+def test_version_lineage_of_the_report(demo_lineage: Lineage) -> None:
+    """The report's current version was made from day 2's fact_orders, which was made from the
+    fixed clean_orders run's version (never the failed run's)."""
+    p = demo_lineage.paths
+    report = p.table("country_report")
+    name = quote(str(report), safe="")
+    current = demo_lineage.get(f"/api/v1/namespaces/file/datasets/{name}")["currentVersion"]
+    up = demo_lineage.get(f"/api/v1/namespaces/file/datasets/{name}/versions/{current}/lineage")
+    versions = up["versions"]
+    assert versions[0]["version"] == current and versions[0]["distance"] == 0
+    failed = _failed_clean_orders_run(demo_lineage)
+    orders = [v for v in versions if v["name"] == str(p.clean_orders)]
+    assert orders and all(v["runId"] != failed["id"] for v in orders)
+    assert all(v["versionSource"] == "eventTime" for v in versions[1:])
+    assert {v["name"] for v in versions} >= {str(p.raw_orders_store), str(p.table("fact_orders"))}
+    down = demo_lineage.get(
+        f"/api/v1/namespaces/file/datasets/{quote(str(p.clean_orders), safe='')}/versions/"
+        f"{orders[0]['version']}/lineage",
+        direction="downstream",
+    )
+    assert str(report) in {v["name"] for v in down["versions"]}

@@ -159,3 +159,43 @@ def test_readers_writers_and_versions_by_name(engine: Engine) -> None:
             find_version(conn, NS, "d", "nope")
         with pytest.raises(NotFoundError, match="dataset 'x'"):
             find_version(conn, NS, "x", "nope")
+
+
+def test_a_store_from_before_0010_is_relinked_from_its_raw_events(
+    engine: Engine, db_url: str
+) -> None:
+    """Rows as the old rule left them (the dataset's current version when normalized, no
+    source): `plumbline db renormalize` links them again from the raw events; a run whose raw
+    events are gone keeps its link and no source."""
+    from click.testing import CliRunner
+
+    from plumbline.cli import main
+    from plumbline.store.schema import lineage_events, run_io
+
+    snapshot = dataset(NS, "d", version=facet(datasetVersion="4711"))
+    ingest(engine, _write(1, 10, 20) + _write(2, 100, 110) + _read(8, 50) + _read(7, 60, snapshot))
+    ingest(engine, _read(6, 70))
+    with engine.begin() as conn:
+        current = conn.execute(
+            sa.select(run_io.c.dataset_version_id).join(runs, runs.c.id == run_io.c.run_id)
+            .where(runs.c.uuid == _run_id(2), run_io.c.direction == "output")
+        ).scalar_one()  # fmt: skip
+        conn.execute(
+            sa.update(run_io)
+            .where(run_io.c.direction == "input")
+            .values(version_source=None, dataset_version_id=current)
+        )
+        conn.execute(sa.delete(lineage_events).where(lineage_events.c.run_uuid == _run_id(6)))
+    assert _input_of(engine, 8) == (_run_id(2), None)
+    dry = CliRunner().invoke(main, ["db", "renormalize", "--db", db_url, "--dry-run"])
+    assert dry.exit_code == 0, dry.output
+    assert "would link 2 run input(s)" in dry.output and "1 have no raw events left" in dry.output
+    assert _input_of(engine, 8) == (_run_id(2), None)
+    done = CliRunner().invoke(main, ["db", "renormalize", "--db", db_url])
+    assert done.exit_code == 0, done.output
+    assert "linked 2 run input(s)" in done.output
+    assert _input_of(engine, 8) == (_run_id(1), "eventTime")
+    assert _input_of(engine, 7) == ("4711", "datasetVersion")
+    assert _input_of(engine, 6) == (_run_id(2), None)
+    again = CliRunner().invoke(main, ["db", "renormalize", "--db", db_url])
+    assert "linked 0" in again.output and "1 have no raw events left" in again.output

@@ -14,5 +14,6 @@ __all__ = [
     # modules
     "conflicts",  # conflicts between events: kinds and per-process counts
     "hiding",  # soft delete (hide) namespaces, datasets and jobs
+    "input_versions",  # the version each run input read; rebuilt for stores from before 0010
     "tagging",  # tag and untag datasets, fields and jobs
 ]

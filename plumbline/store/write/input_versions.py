@@ -12,15 +12,26 @@ itself. That is a function of the events, whatever order they arrive in: after e
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, Engine
 
 from plumbline.openlineage import TERMINAL_STATES, RunEvent
 from plumbline.store.read.idlist import in_ids
-from plumbline.store.schema import dataset_versions, run_io, runs
+from plumbline.store.schema import (
+    dataset_symlinks,
+    dataset_versions,
+    datasets,
+    lineage_events,
+    namespaces,
+    run_io,
+    runs,
+)
 from plumbline.store.write.context import Batch
+from plumbline.store.write.datasets import version_source
 from plumbline.store.write.upsert import select_in
 
 
@@ -114,3 +125,120 @@ def _versions_made(connection: Connection, batch: Batch) -> dict[int, Any]:
         if dataset_id not in since or made_at < since[dataset_id]:
             since[dataset_id] = made_at
     return since
+
+
+@dataclass(frozen=True)
+class Rebuilt:
+    """What :func:`rebuild_input_versions` did: run inputs linked anew from their runs' raw
+    events, and those left as they were (their raw events are gone)."""
+
+    rebuilt: int
+    without_events: int
+
+
+_UNSOURCED = sa.and_(run_io.c.direction == "input", run_io.c.version_source.is_(None))
+
+
+def rebuild_input_versions(engine: Engine, *, dry_run: bool = False, chunk: int = 500) -> Rebuilt:
+    """Link again the run inputs written before migration 0010 (``version_source`` NULL), from
+    the raw events of their runs: the ``version`` facet an input carries (``datasetVersion`` or
+    ``catalog``), else the dataset's version as of the run's first event naming it
+    (``eventTime``). Inputs of runs whose raw events were pruned keep their link, and NULL."""
+    with engine.connect() as conn:
+        runs_to_do = list(
+            conn.execute(
+                sa.select(runs.c.id, runs.c.uuid)
+                .where(runs.c.id.in_(sa.select(run_io.c.run_id).where(_UNSOURCED)))
+                .order_by(runs.c.id)
+            ).all()
+        )
+    rebuilt = without = 0
+    for start in range(0, len(runs_to_do), chunk):
+        part = runs_to_do[start : start + chunk]
+        with engine.connect() as conn, conn.begin() as transaction:
+            done, missing = _rebuild(conn, {row.uuid: row.id for row in part})
+            rebuilt, without = rebuilt + done, without + missing
+            if dry_run:
+                transaction.rollback()
+    return Rebuilt(rebuilt, without)
+
+
+def _rebuild(conn: Connection, run_ids: dict[str, int]) -> tuple[int, int]:
+    e = lineage_events
+    seen: dict[tuple[int, str, str], tuple[Any, str | None, str | None]] = {}
+    with_events: set[int] = set()
+    query = (
+        sa.select(e.c.run_uuid, e.c.event_time, e.c.payload)
+        .where(e.c.run_uuid.in_(sorted(run_ids)), e.c.kind == "RunEvent")
+        .order_by(e.c.event_time, e.c.id)
+    )
+    for run_uuid, event_time, payload in conn.execute(query):
+        event = json.loads(payload) if isinstance(payload, str | bytes) else payload
+        run_id = run_ids[run_uuid]
+        with_events.add(run_id)
+        for raw in (event or {}).get("inputs") or []:
+            if not isinstance(raw, dict):
+                continue
+            key = (run_id, str(raw.get("namespace")), str(raw.get("name")))
+            first, version, source = seen.get(key, (event_time, None, None))
+            facet = (raw.get("facets") or {}).get("version")
+            offered = facet.get("datasetVersion") if isinstance(facet, dict) else None
+            if offered is not None:
+                candidate = version_source(raw)
+                if source is None or candidate == "datasetVersion" or source == "catalog":
+                    version, source = str(offered), candidate
+            seen[key] = (min(first, event_time), version, source)
+    ids = _dataset_ids(conn, {(ns, name) for _, ns, name in seen})
+    counted = conn.execute(
+        sa.select(run_io.c.run_id, sa.func.count())
+        .where(_UNSOURCED, run_io.c.run_id.in_(sorted(run_ids.values())))
+        .group_by(run_io.c.run_id)
+    ).all()
+    for (run_id, ns, name), (first, version, source) in sorted(seen.items()):
+        dataset_id = ids.get((ns, name))
+        if dataset_id is None:
+            continue
+        version_id = None
+        if version is not None:
+            version_id = conn.execute(
+                sa.select(dataset_versions.c.id).where(
+                    dataset_versions.c.dataset_id == dataset_id,
+                    dataset_versions.c.version == version,
+                )
+            ).scalar()
+        where = (run_io.c.run_id == run_id, run_io.c.dataset_id == dataset_id, _UNSOURCED)
+        if version_id is not None:
+            values: dict[str, Any] = {"dataset_version_id": version_id, "version_source": source}
+        else:
+            values = {"version_source": "eventTime"}
+        conn.execute(sa.update(run_io).where(*where).values(read_at=first, **values))
+    if with_events:
+        conn.execute(_LINK_RUNS, {"ids": sorted(with_events)})
+        # inputs of runs with raw events that no event names (renamed since): by event time too
+        conn.execute(
+            sa.update(run_io)
+            .where(_UNSOURCED, run_io.c.run_id.in_(sorted(with_events)))
+            .values(version_source="eventTime")
+        )
+        conn.execute(_LINK_RUNS, {"ids": sorted(with_events)})
+    done = sum(count for run_id, count in counted if run_id in with_events)
+    return done, sum(count for _, count in counted) - done
+
+
+def _dataset_ids(conn: Connection, keys: set[tuple[str, str]]) -> dict[tuple[str, str], int]:
+    """The datasets these names (or aliases) stand for."""
+    found: dict[tuple[str, str], int] = {}
+    n, d, link = namespaces, datasets, dataset_symlinks
+    for ns, name in keys:
+        row = conn.execute(
+            sa.select(d.c.id)
+            .join(n, n.c.id == d.c.namespace_id)
+            .where(n.c.name == ns, d.c.name == name)
+        ).scalar()
+        if row is None:
+            row = conn.execute(
+                sa.select(link.c.dataset_id).where(link.c.namespace == ns, link.c.name == name)
+            ).scalar()
+        if row is not None:
+            found[(ns, name)] = int(row)
+    return found

@@ -1,0 +1,237 @@
+"""Run diff latency over HTTP, SQLite and PostgreSQL side by side: p50/p95 of
+``GET /api/v1/jobs/runs/{id}/diff`` (a run against its job's last COMPLETE run before it), with
+``GET /api/v1/jobs/runs/{id}/root-cause`` (depth 2) and version lineage (upstream, depth 5) as
+companions.
+
+The graph and history are ``bench/impact_query.py``'s (``bench/lineage_query.py``'s graph:
+100,000 datasets, 250,000 jobs, 1,000,000 job-dataset edges; plus ``--rounds`` runs of every job
+with exact run inputs and a version per output). The runs measured (from the last round) and the
+runs they are compared with also get their raw START and COMPLETE events (schema and column
+lineage facets on every input and output), since a diff reads each run's column lineage there.
+
+    .venv/bin/python bench/run_diff.py             # full size (many minutes per backend)
+    .venv/bin/python bench/run_diff.py --small     # 50x smaller, a quick check
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+import sqlalchemy as sa
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from impact_query import PG_ADMIN, load_history, p95, run_uuid  # noqa: E402
+from lineage_query import FULL, NS, SMALL, Server, Shape, drop_pg, load, pg_database  # noqa: E402
+
+from plumbline.store.engine import create_store_engine  # noqa: E402
+from plumbline.store.migrate import upgrade  # noqa: E402
+
+RUN_EVENT = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent"
+PRODUCER = "https://example.com/bench"
+
+
+def _facet(**fields: Any) -> dict[str, Any]:
+    return {"_producer": PRODUCER, "_schemaURL": "https://openlineage.io/spec/facets/x", **fields}
+
+
+def add_raw_events(engine: sa.Engine, run_uuids: list[str]) -> int:
+    """START and COMPLETE raw events for these runs, naming what run_io says they read and wrote,
+    with a schema facet on each dataset and column lineage (c0, c1 from each input) on outputs."""
+    io = sa.text(
+        "SELECT r.uuid, r.started_at, r.ended_at, j.name AS job, io.direction, d.name AS dataset "
+        "FROM runs r JOIN jobs j ON j.id = r.job_id JOIN run_io io ON io.run_id = r.id "
+        "JOIN datasets d ON d.id = io.dataset_id WHERE r.uuid IN :uuids"
+    ).bindparams(sa.bindparam("uuids", expanding=True))
+    shape: dict[str, dict[str, Any]] = {}
+    with engine.connect() as conn:
+        for row in conn.execute(io, {"uuids": run_uuids}):
+            run = shape.setdefault(
+                row.uuid,
+                {
+                    "start": row.started_at,
+                    "end": row.ended_at,
+                    "job": row.job,
+                    "input": [],
+                    "output": [],
+                },
+            )
+            run[row.direction].append(row.dataset)
+    schema = _facet(fields=[{"name": "c0", "type": "long"}, {"name": "c1", "type": "string"}])
+    rows = []
+    now = datetime.now(UTC)
+    for uuid, run in shape.items():
+        inputs = [{"namespace": NS, "name": n, "facets": {"schema": schema}} for n in run["input"]]
+        lineage = _facet(
+            fields={
+                c: {"inputFields": [
+                    {"namespace": NS, "name": n, "field": c,
+                     "transformations": [{"type": "DIRECT", "subtype": "IDENTITY"}]}
+                    for n in run["input"]
+                ]}
+                for c in ("c0", "c1")
+            }
+        )  # fmt: skip
+        outputs = [
+            {"namespace": NS, "name": n, "facets": {"schema": schema, "columnLineage": lineage}}
+            for n in run["output"]
+        ]
+        for event_type, at in (("START", run["start"]), ("COMPLETE", run["end"])):
+            when = at if isinstance(at, datetime) else datetime.fromisoformat(str(at))
+            when = when.replace(tzinfo=UTC) if when.tzinfo is None else when
+            payload = {
+                "eventType": event_type,
+                "eventTime": when.isoformat().replace("+00:00", "Z"),
+                "run": {"runId": uuid, "facets": {}},
+                "job": {"namespace": NS, "name": run["job"]},
+                "inputs": inputs,
+                "outputs": outputs,
+                "producer": PRODUCER,
+                "schemaURL": RUN_EVENT,
+            }
+            text = json.dumps(payload, sort_keys=True, separators=(",", ":"))
+            rows.append(
+                {
+                    "kind": "RunEvent",
+                    "event_type": event_type,
+                    "event_time": when,
+                    "run_uuid": uuid,
+                    "job_namespace": NS,
+                    "job_name": run["job"],
+                    "producer": PRODUCER,
+                    "digest": hashlib.sha256(text.encode()).hexdigest(),
+                    "payload": payload,
+                    "received_at": now,
+                }
+            )
+    from plumbline.store.schema import lineage_events  # noqa: PLC0415 - a bench, not the product
+
+    with engine.begin() as conn:
+        conn.execute(sa.insert(lineage_events), rows)
+    return len(rows)
+
+
+def measure(client: httpx.Client, paths: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+    for path, params in paths[:3]:
+        client.get(path, params=params)
+    latencies, sizes = [], []
+    for path, params in paths:
+        began = time.perf_counter()
+        response = client.get(path, params=params)
+        latencies.append((time.perf_counter() - began) * 1000)
+        response.raise_for_status()
+        body = response.json()
+        sizes.append(len(body.get("inputs", body.get("upstream", body.get("versions", [])))))
+    return {
+        "n": len(latencies),
+        "p50": statistics.median(latencies),
+        "p95": p95(latencies),
+        "size_median": int(statistics.median(sizes)),
+    }
+
+
+def run_backend(
+    backend: str, url: str, shape: Shape, rounds: int, queries: int
+) -> list[tuple[str, dict[str, Any]]]:
+    engine = create_store_engine(url)
+    upgrade(engine)
+    began = time.perf_counter()
+    load(engine, shape)
+    load_history(engine, shape, rounds)
+    print(f"{backend}: graph and history loaded in {time.perf_counter() - began:.1f} s", flush=True)
+    rng = random.Random(16)
+    last = [(rounds - 1) * shape.jobs + rng.randrange(1, shape.jobs + 1) for _ in range(queries)]
+    measured = [run_uuid(n) for n in last]
+    baselines = [run_uuid(n - shape.jobs) for n in last]
+    events = add_raw_events(engine, measured + baselines)
+    print(f"{backend}: {events} raw events added", flush=True)
+    with engine.connect() as conn:
+        outputs = conn.execute(
+            sa.text(
+                "SELECT d.name, v.uuid FROM dataset_versions v JOIN datasets d ON d.id = v.dataset_id"
+                " WHERE v.run_uuid IN :uuids"
+            ).bindparams(sa.bindparam("uuids", expanding=True)),
+            {"uuids": measured},
+        ).all()
+    engine.dispose()
+    server = Server(url)
+    results = []
+    try:
+        with httpx.Client(base_url=server.url, timeout=300) as client:
+            diffs = [(f"/api/v1/jobs/runs/{u}/diff", {}) for u in measured]
+            results.append(("run diff", measure(client, diffs)))
+            body = client.get(diffs[0][0]).json()
+            assert body["against"]["id"] == baselines[0], body["against"]
+            assert body["columnLineage"]["available"], body["columnLineage"]
+            causes = [(f"/api/v1/jobs/runs/{u}/root-cause", {"depth": 2}) for u in measured]
+            results.append(("root cause depth 2", measure(client, causes[: max(queries // 4, 5)])))
+            lineage = [
+                (
+                    f"/api/v1/namespaces/{NS}/datasets/{name}/versions/{version}/lineage",
+                    {"depth": 5},
+                )
+                for name, version in outputs
+            ]
+            results.append(
+                ("version lineage up, depth 5", measure(client, lineage[: max(queries // 4, 5)]))
+            )
+    finally:
+        server.stop()
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--small", action="store_true", help="50x smaller graph")
+    parser.add_argument("--queries", type=int, default=100, help="diffs to measure")
+    parser.add_argument("--rounds", type=int, default=3, help="runs per job (one round a day)")
+    parser.add_argument("--backend", choices=("sqlite", "postgresql"), help="only this backend")
+    args = parser.parse_args()
+    shape = SMALL if args.small else FULL
+    print(
+        f"graph: {shape.datasets:,} datasets, {shape.jobs:,} jobs; {args.rounds} runs per job "
+        f"({shape.jobs * args.rounds:,} runs)",
+        flush=True,
+    )
+    all_results: list[tuple[str, str, dict[str, Any]]] = []
+    if args.backend in (None, "sqlite"):
+        with tempfile.TemporaryDirectory() as tmp:
+            for name, r in run_backend(
+                "SQLite", f"sqlite:///{tmp}/bench.db", shape, args.rounds, args.queries
+            ):
+                all_results.append(("SQLite", name, r))
+    if args.backend in (None, "postgresql"):
+        name_db, _ = pg_database()
+        try:
+            url = sa.make_url(PG_ADMIN).set(database=name_db).render_as_string(False)
+            for name, r in run_backend("PostgreSQL", url, shape, args.rounds, args.queries):
+                all_results.append(("PostgreSQL", name, r))
+        finally:
+            drop_pg(name_db)
+    print()
+    print(f"load average while measuring: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print("| backend | query | n | p50 ms | p95 ms | inputs / runs / versions (median) |")
+    print("|---|---|---|---|---|---|")
+    for backend, name, r in all_results:
+        print(
+            f"| {backend} | {name} | {r['n']} | {r['p50']:.1f} | {r['p95']:.1f} | "
+            f"{r['size_median']} |"
+        )
+
+
+if __name__ == "__main__":
+    main()
