@@ -45,15 +45,15 @@ def server_options(func: F) -> F:
     return func
 
 
-def format_option(*choices: str) -> Callable[[F], F]:
-    """``--format`` among ``choices`` (the first is the default)."""
+def format_option(*choices: str, row: str = "node") -> Callable[[F], F]:
+    """``--format`` among ``choices`` (the first is the default); CSV has one row per ``row``."""
     return click.option(
         "--format",
         "output_format",
         type=click.Choice(choices),
         default=choices[0],
         show_default=True,
-        help="table: readable; json: the server's document; csv: one row per node.",
+        help=f"table: readable; json: the server's document; csv: one row per {row}.",
     )
 
 

@@ -19,7 +19,7 @@ from plumbline.cli.impact import console
 @click.option("--since", help="NODE's versions made at or after this ISO-8601 time are bad.")
 @click.option("--version", "version", help="This version of the dataset NODE is bad.")
 @click.option("--run", "run_id", help="The versions this run wrote are bad (instead of NODE).")
-@format_option("table", "json", "csv")
+@format_option("table", "json", "csv", row="step")
 @server_options
 def rerun_plan(
     node: str | None,
