@@ -236,16 +236,25 @@ def measure(
 
 
 def run_backend(
-    backend: str, url: str, shape: Shape, rounds: int, queries: int, plan_layers: list[int]
+    backend: str,
+    url: str,
+    shape: Shape,
+    rounds: int,
+    queries: int,
+    plan_layers: list[int],
+    only: str | None = None,
 ) -> list[tuple[str, dict[str, Any]]]:
     engine = create_store_engine(url)
     upgrade(engine)
-    began = time.perf_counter()
-    load(engine, shape)
-    print(f"{backend}: graph loaded in {time.perf_counter() - began:.1f} s", flush=True)
-    began = time.perf_counter()
-    load_history(engine, shape, rounds)
-    print(f"{backend}: history loaded in {time.perf_counter() - began:.1f} s", flush=True)
+    with engine.connect() as conn:
+        loaded = conn.execute(sa.text("SELECT count(*) FROM runs")).scalar_one() > 0
+    if not loaded:
+        began = time.perf_counter()
+        load(engine, shape)
+        print(f"{backend}: graph loaded in {time.perf_counter() - began:.1f} s", flush=True)
+        began = time.perf_counter()
+        load_history(engine, shape, rounds)
+        print(f"{backend}: history loaded in {time.perf_counter() - began:.1f} s", flush=True)
     engine.dispose()
     server = Server(url)
     results = []
@@ -256,14 +265,18 @@ def run_backend(
                 {"nodeId": node, "depth": 10}
                 for node in impact_starts(shape, queries, seed=10, fields=False)
             ]
-            results.append(("impact depth 10", measure(server, client, path, table)))
+            wanted = lambda name: only is None or only in name  # noqa: E731
+            if wanted("impact depth 10"):
+                results.append(("impact depth 10", measure(server, client, path, table)))
             up = [{**p, "direction": "upstream"} for p in table[: max(queries // 2, 5)]]
-            results.append(("impact upstream depth 10", measure(server, client, path, up)))
+            if wanted("impact upstream depth 10"):
+                results.append(("impact upstream depth 10", measure(server, client, path, up)))
             column = [
                 {"nodeId": node, "depth": 5}
                 for node in impact_starts(shape, queries, seed=5, fields=True)
             ]
-            results.append(("column impact depth 5", measure(server, client, path, column)))
+            if wanted("column impact depth 5"):
+                results.append(("column impact depth 5", measure(server, client, path, column)))
             rng = random.Random(7)
             for layer in plan_layers:
                 plans = [
@@ -274,7 +287,8 @@ def run_backend(
                     for _ in range(max(queries // 20, 5))
                 ]
                 name = f"rerun plan from layer {layer}"
-                results.append((name, measure(server, client, "/api/v1/rerun-plan", plans)))
+                if wanted(name):
+                    results.append((name, measure(server, client, "/api/v1/rerun-plan", plans)))
     finally:
         server.stop()
     return results
@@ -290,6 +304,14 @@ def main() -> None:
         help="layers of the rerun plans' datasets, comma-separated (default: a fifth and half in)",
     )
     parser.add_argument("--backend", choices=("sqlite", "postgresql"), help="only this backend")
+    parser.add_argument(
+        "--db",
+        help="measure on this database (with --backend), loading the graph only when it has no "
+        "runs yet, and keep it (for measuring again after a change)",
+    )
+    parser.add_argument(
+        "--only", help="measure only the queries whose name contains this (e.g. 'rerun')"
+    )
     args = parser.parse_args()
     shape = SMALL if args.small else FULL
     plan_layers = (
@@ -304,26 +326,41 @@ def main() -> None:
         flush=True,
     )
     all_results: list[tuple[str, str, dict[str, Any]]] = []
-    if args.backend in (None, "sqlite"):
+    if args.db:
+        label = "PostgreSQL" if args.db.startswith("postgresql") else "SQLite"
+        for name, r in run_backend(
+            label, args.db, shape, args.rounds, args.queries, plan_layers, args.only
+        ):
+            all_results.append((label, name, r))
+    if args.db is None and args.backend in (None, "sqlite"):
         with tempfile.TemporaryDirectory() as tmp:
             for name, r in run_backend(
-                "SQLite", f"sqlite:///{tmp}/bench.db", shape, args.rounds, args.queries, plan_layers
+                "SQLite",
+                f"sqlite:///{tmp}/bench.db",
+                shape,
+                args.rounds,
+                args.queries,
+                plan_layers,
+                args.only,
             ):
                 all_results.append(("SQLite", name, r))
-    if args.backend in (None, "postgresql"):
+    if args.db is None and args.backend in (None, "postgresql"):
         name_db, _ = pg_database()
         try:
             url = sa.make_url(PG_ADMIN).set(database=name_db).render_as_string(False)
             for name, r in run_backend(
-                "PostgreSQL", url, shape, args.rounds, args.queries, plan_layers
+                "PostgreSQL", url, shape, args.rounds, args.queries, plan_layers, args.only
             ):
                 all_results.append(("PostgreSQL", name, r))
         finally:
             drop_pg(name_db)
     print()
     print(f"load average while measuring: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    print("| backend | query | n | p50 ms | p95 ms | nodes or steps (median) | (max) | truncated |")
-    print("|---|---|---|---|---|---|---|---|")
+    print(
+        "| backend | query | n | p50 ms | p95 ms | nodes or steps (median) | (max) | truncated "
+        "| server CPU ms/query |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
     for backend, name, r in all_results:
         print(
             f"| {backend} | {name} | {r['n']} | {r['p50']:.1f} | {r['p95']:.1f} | "
