@@ -307,14 +307,14 @@ class QueryEnds:
                 try:
                     run_id, error, when = str(event.runId), event.exception, time.time() * 1000
                     submit(lambda: on_end(run_id, error, when))
-                except Exception:
-                    log.warning("plumbline listener failed on a query's end", exc_info=True)
+                except Exception as exc:
+                    log.warning("plumbline listener failed on a query's end: %s", exc)
 
         try:
             self._listener = _Ends()
             spark.streams.addListener(self._listener)
-        except Exception:
-            log.warning("plumbline cannot follow streaming queries' ends", exc_info=True)
+        except Exception as exc:
+            log.warning("plumbline cannot follow streaming queries' ends: %s", exc)
             self._listener = None
 
     def remove(self) -> None:
