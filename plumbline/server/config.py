@@ -14,11 +14,12 @@ import ipaddress
 import os
 import tomllib
 from collections.abc import Mapping
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 from plumbline.errors import PlumblineError
-from plumbline.server.outbox.policy import OutboxPolicy
+from plumbline.server.outbox.policy import ENV_VARS, OutboxPolicy
 from plumbline.server.settings import DEFAULT_MAX_BODY_BYTES, ForwardTarget, ServerSettings
 
 
@@ -121,10 +122,18 @@ def _outbox_policy(
             return OutboxPolicy.from_dict(file_config["outbox"])
         except (TypeError, ValueError) as exc:
             raise ConfigError(f"config file {config_file}: {exc}") from exc
+    kinds = {field.name: field.type for field in fields(OutboxPolicy)}
+    for variable, name in ENV_VARS.items():  # name the variable that is not a number
+        value = environ.get(variable)
+        if value is not None:
+            try:
+                int(value) if kinds[name] == "int" else float(value)
+            except ValueError:
+                raise ConfigError(f"{variable} must be a number, not {value!r}") from None
     try:
         return OutboxPolicy.from_env(environ)
     except (TypeError, ValueError) as exc:
-        raise ConfigError(f"PLUMBLINE_OUTBOX_*: {exc}") from exc
+        raise ConfigError(f"PLUMBLINE_OUTBOX_* variables: {exc}") from exc
 
 
 def _writer_threads(environ: Mapping[str, str]) -> int | None:

@@ -120,8 +120,12 @@ def test_environment_settings_are_read_by_the_builder_only() -> None:
     assert build_settings(db_url="sqlite://", environ={}).writer_threads is None
     with pytest.raises(ConfigError, match="PLUMBLINE_WRITER_THREADS must be a whole number"):
         build_settings(db_url="sqlite://", environ={"PLUMBLINE_WRITER_THREADS": "0"})
-    with pytest.raises(ConfigError, match="max_attempts must be a number"):
+    with pytest.raises(
+        ConfigError, match="^PLUMBLINE_OUTBOX_MAX_ATTEMPTS must be a number, not 'many'$"
+    ):
         build_settings(db_url="sqlite://", environ={"PLUMBLINE_OUTBOX_MAX_ATTEMPTS": "many"})
+    with pytest.raises(ConfigError, match="PLUMBLINE_OUTBOX_\\* variables: need 0 <= base_delay_s"):
+        build_settings(db_url="sqlite://", environ={"PLUMBLINE_OUTBOX_MAX_DELAY": "0.5"})
 
 
 def test_bad_outbox_table_names_the_setting(tmp_path: Path) -> None:
