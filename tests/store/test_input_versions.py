@@ -12,6 +12,7 @@ from sqlalchemy.engine import Engine
 from store_summary import dataset, facet, ingest, run_event
 
 from plumbline.store.read.errors import NotFoundError
+from plumbline.store.read.runs import get_run
 from plumbline.store.read.versions import (
     find_version,
     readers_of,
@@ -142,6 +143,10 @@ def test_read_before_any_version_has_none_and_a_run_never_reads_its_own_output(
         ],
     )
     assert _input_of(engine, 5) == (_run_id(1), "eventTime")
+    # the run document (Marquez's inputDatasetVersions) says so too: not the current version
+    with engine.connect() as conn:
+        early = get_run(conn, _run_id(8))["inputDatasetVersions"]
+    assert [i["datasetVersionId"]["version"] for i in early] == [None]
 
 
 def test_readers_writers_and_versions_by_name(engine: Engine) -> None:

@@ -118,7 +118,8 @@ def runs_by_pk(conn: Connection, run_pks: Sequence[int]) -> dict[int, Run]:
     return out
 
 
-_CURRENT = s.dataset_versions.alias("current_version")
+# each input's version is the one the run read (run_io's exact link, see its version_source), never
+# the dataset's current version: an input read before any version was known lists version null
 _RUN_IO = (
     sa.select(
         s.run_io.c.run_id,
@@ -126,12 +127,11 @@ _RUN_IO = (
         s.run_io.c.facets,
         s.namespaces.c.name.label("namespace_name"),
         s.datasets.c.name.label("dataset_name"),
-        sa.func.coalesce(s.dataset_versions.c.uuid, _CURRENT.c.uuid).label("version_uuid"),
+        s.dataset_versions.c.uuid.label("version_uuid"),
     )
     .join(s.datasets, s.datasets.c.id == s.run_io.c.dataset_id)
     .join(s.namespaces, s.namespaces.c.id == s.datasets.c.namespace_id)
     .outerjoin(s.dataset_versions, s.dataset_versions.c.id == s.run_io.c.dataset_version_id)
-    .outerjoin(_CURRENT, _CURRENT.c.id == s.datasets.c.current_version_id)
     .where(in_ids(s.run_io.c.run_id))
     .order_by(s.run_io.c.run_id, s.namespaces.c.name, s.datasets.c.name)
 )
