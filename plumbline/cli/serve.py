@@ -52,6 +52,11 @@ from plumbline.store import default_db_url, is_sqlite
     help="Largest request body accepted, also after gzip decompression (default 10 MiB).",
 )
 @click.option(
+    "--access-log/--no-access-log",
+    default=None,
+    help="One line per request on stderr: method, path, status, time, token name (default on).",
+)
+@click.option(
     "--workers",
     type=click.IntRange(min=1),
     default=1,
@@ -75,6 +80,7 @@ def serve(
     store: str | None,
     catalog_options: tuple[str, ...],
     max_body_bytes: int | None,
+    access_log: bool | None,
     workers: int,
     config_file: str | None,
 ) -> None:
@@ -100,6 +106,7 @@ def serve(
             forward_urls=forward_urls,
             catalog_options=catalog_options,
             max_body_bytes=max_body_bytes,
+            access_log=access_log,
             config_file=config_file,
         )
         if workers > 1 and is_sqlite(settings.db_url):

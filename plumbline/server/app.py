@@ -10,7 +10,8 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from plumbline import __version__
-from plumbline.server import forwarding, health, ingest, metrics
+from plumbline.server import access_log, forwarding, health, ingest, metrics
+from plumbline.server.access_log import AccessLog
 from plumbline.server.api import routers as read_api_routers
 from plumbline.server.catalog import routes as catalog_routes
 from plumbline.server.errors import install_error_handlers
@@ -47,6 +48,9 @@ def create_app(settings: ServerSettings) -> FastAPI:
     install_error_handlers(app)
     if writer is not None:
         app.add_middleware(FreshReads, engine=engine, writer=writer)
+    if settings.access_log:
+        access_log.ensure_output()
+        app.add_middleware(AccessLog)  # last added, outermost: it times the whole request
     app.include_router(health.router)
     app.include_router(ingest.router)
     for router in read_api_routers:

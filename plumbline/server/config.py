@@ -73,6 +73,7 @@ def build_settings(
     forward_urls: tuple[str, ...] = (),
     catalog_options: tuple[str, ...] = (),
     max_body_bytes: int | None = None,
+    access_log: bool | None = None,
     config_file: str | Path | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> ServerSettings:
@@ -110,6 +111,9 @@ def build_settings(
         catalogs=catalogs,
         max_body_bytes=max_body_bytes
         or int(file_config.get("max_body_bytes", DEFAULT_MAX_BODY_BYTES)),
+        access_log=access_log
+        if access_log is not None
+        else bool(file_config.get("access_log", True)),
     )
 
 

@@ -39,3 +39,5 @@ class ServerSettings:
     outbox: OutboxPolicy = OutboxPolicy()
     # threads that store accepted events raw, on PostgreSQL (None: two; SQLite always has one)
     writer_threads: int | None = None
+    # one line per request on the plumbline.access logger (see plumbline.server.access_log)
+    access_log: bool = True

@@ -23,20 +23,33 @@ def enc(value: str) -> str:
 
 
 def test_dataset_column_lineage_lists_each_fields_inputs(http: httpx.Client, story: Story) -> None:
-    # the `dataset` (whole-dataset, INDIRECT FILTER) dependency is not a field's input, as in Marquez
+    # the `dataset` (whole-dataset, INDIRECT FILTER) dependency is an input of every field of the
+    # dataset, as in /column-lineage (Marquez drops the facet's `dataset` list); the field-level
+    # type summarizes the inputs: DIRECT when one is DIRECT, whichever input sorts first
     clean = http.get(f"/namespaces/{DS_NS}/datasets/{enc(CLEAN)}").json()
+    status = {
+        "namespace": DS_NS,
+        "dataset": RAW,
+        "field": "status",
+        "transformationDescription": None,
+        "transformationType": "INDIRECT",
+    }
     assert clean["columnLineage"] == [
         {
             "name": name,
-            "inputFields": [
-                {
-                    "namespace": DS_NS,
-                    "dataset": RAW,
-                    "field": name,
-                    "transformationDescription": None,
-                    "transformationType": "DIRECT",
-                }
-            ],
+            "inputFields": sorted(
+                [
+                    {
+                        "namespace": DS_NS,
+                        "dataset": RAW,
+                        "field": name,
+                        "transformationDescription": None,
+                        "transformationType": "DIRECT",
+                    },
+                    status,
+                ],
+                key=lambda i: i["field"],
+            ),
             "transformationDescription": None,
             "transformationType": "DIRECT",
         }

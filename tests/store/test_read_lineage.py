@@ -268,6 +268,12 @@ def test_column_lineage_upstream_of_a_field(columns: sa.Engine) -> None:
             ],
         ),
     ]
+    # the field's own type sums up its inputs (DIRECT: one input is), not its first input's
+    assert (target["data"]["transformationType"], target["data"]["inputFields"][0]["field"]) == (
+        "DIRECT",
+        "id",
+    )
+    assert node(graph, "datasetField:ns:t1:id")["data"]["transformationType"] is None
     assert target["inEdges"] == [
         {"origin": "datasetField:ns:t1:id", "destination": "datasetField:ns:t2:name_upper"},
         {"origin": "datasetField:ns:t1:name", "destination": "datasetField:ns:t2:name_upper"},
@@ -319,3 +325,15 @@ def test_upstream_runs_follow_the_versions_read(engine: sa.Engine) -> None:
         {"namespace": "ns", "name": "raw", "version": None, "producedByRunId": None}
     ]
     assert [r["run"]["id"] for r in shallow["runs"]] == [r3, r2]
+
+
+def test_field_summary_of_several_inputs() -> None:
+    from plumbline.store.read.transformations import field_summary
+
+    assert field_summary([("INDIRECT", "filter"), ("DIRECT", "x * 2")]) == ("DIRECT", "x * 2")
+    assert field_summary([("DIRECT", "a"), ("DIRECT", "b")]) == ("DIRECT", None)
+    assert field_summary([("INDIRECT", None), ("INDIRECT", "join key")]) == (
+        "INDIRECT",
+        "join key",
+    )
+    assert field_summary([]) == (None, None)

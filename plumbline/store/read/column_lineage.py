@@ -20,6 +20,7 @@ from plumbline.store.read.errors import InvalidArgumentError, NotFoundError
 from plumbline.store.read.idlist import in_ids
 from plumbline.store.read.nodeids import field_node, resolve_node_id
 from plumbline.store.read.records import ColumnLineageGraph, ColumnLineageNode
+from plumbline.store.read.transformations import field_summary
 from plumbline.store.read.visibility import VisibleTo
 from plumbline.store.read.walks import direct_field_edges, field_walk, whole_dataset_field_edges
 
@@ -160,10 +161,11 @@ def _graph(conn: Connection, ids: set[int]) -> list[ColumnLineageNode]:
                 }
             )
         data = dict(field)
-        data["transformationDescription"] = (
-            input_fields[0]["transformationDescription"] if input_fields else None
+        data["transformationType"], data["transformationDescription"] = field_summary(
+            (t["type"], t["description"])
+            for _, transformations in grouped.items()
+            for t in transformations
         )
-        data["transformationType"] = input_fields[0]["transformationType"] if input_fields else None
         data["inputFields"] = input_fields
         nodes.append({"id": node_ids[pk], "type": "DATASET_FIELD", "data": data})
     for node in nodes:
