@@ -64,6 +64,8 @@ SCOPE_OF: dict[tuple[str, str], str | None] = {
     ("GET", "/api/v1/root-cause"): "read",
     ("GET", "/api/v1/namespaces/{namespace}/datasets/{dataset}/versions/{version}/lineage"): "read",
     ("GET", "/api/v1/events/lineage"): "read",
+    ("GET", "/api/v1/events"): "read",
+    ("GET", "/api/v1/events/{namespace}"): "read",
     ("GET", "/api/v1/search"): "read",
     ("GET", "/api/v1/tags"): "read",
     ("PUT", "/api/v1/tags/{tag}"): "write",
