@@ -19,7 +19,7 @@ ASSETS_PREFIX = "/ui-assets"
 
 # First path segments that the UI's client-side router owns. Anything else (``/api``,
 # ``/metrics``, ``/openapi.json``, ``/docs``, ...) is never answered by the fallback.
-UI_ROUTES = frozenset({"", "datasets", "jobs", "runs", "lineage", "events"})
+UI_ROUTES = frozenset({"", "datasets", "jobs", "runs", "lineage", "impact", "events"})
 
 
 class _SpaRoute(Route):
@@ -48,7 +48,7 @@ async def _spa_index(request: Request) -> Response:
 
 def mount_ui(app: FastAPI) -> None:
     """Serve the UI at ``/`` on ``app``: assets under ``/ui-assets`` and ``index.html`` for
-    every UI deep link (``/datasets/...``, ``/jobs/...``, ``/runs/...``, ``/lineage``, ``/events``).
+    every UI deep link (``/datasets/...``, ``/jobs/...``, ``/runs/...``, ``/lineage``, ``/impact``, ``/events``).
     """
     app.mount(ASSETS_PREFIX, StaticFiles(directory=STATIC_DIR), name="ui-assets")
     app.router.routes.append(

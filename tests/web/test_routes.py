@@ -45,6 +45,7 @@ def client(request: pytest.FixtureRequest) -> Iterator[httpx.Client]:
     [
         "/",
         "/lineage?node=dataset%3Afile%3A%2Ftmp%2Fx&depth=2",
+        "/impact?node=dataset%3Afile%3A%2Ftmp%2Fx&direction=upstream",
         "/datasets/file/%2Ftmp%2Fwarehouse%2Forders",
         "/jobs/shop/shop.execute_insert_into_hadoop_fs_relation_command.orders",
         "/runs/0192f3a1-0000-7000-8000-000000000001",

@@ -65,13 +65,46 @@ export const api = {
   run: (id) => get(`/jobs/runs/${enc(id)}`),
   runFacets: (id, type) => get(`/jobs/runs/${enc(id)}/facets`, { type }),
   events: (params) => get('/events/lineage', params),
+  impact: (nodeId, direction, depth) => get('/impact', { nodeId, direction, depth }),
+  runDiff: (id, against) => get(`/jobs/runs/${enc(id)}/diff`, { against }),
+  rootCause: (id) => get(`/jobs/runs/${enc(id)}/root-cause`),
+  versionLineage: (ns, name, version, direction, depth) => get(`${datasetPath(ns, name)}/versions/${enc(version)}/lineage`, { direction, depth }),
 };
+
+/** The URL of an API answer (for export links): /api/v1{path}?params. */
+export function apiUrl(path, params = {}) {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== null && v !== undefined && v !== '') q.set(k, v);
+  const qs = q.toString();
+  return `/api/v1${path}${qs ? `?${qs}` : ''}`;
+}
+
+/**
+ * Save an API answer as a file. A plain link cannot send the session's token, so with a token the
+ * answer is fetched here and handed to the browser as a blob.
+ */
+export async function download(url, filename) {
+  const token = getToken();
+  const res = await fetch(url, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
+  if (!res.ok) throw new ApiError(res.status, await errorMessage(res));
+  const blob = await res.blob();
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(blob);
+  a.download = filename;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+  return true;
+}
 
 /** UI URLs (deep links). Names contain '/' and ':', so each part is one encoded segment. */
 export const links = {
   dataset: (ns, name) => `/datasets/${enc(ns)}/${enc(name)}`,
   job: (ns, name) => `/jobs/${enc(ns)}/${enc(name)}`,
   run: (id) => `/runs/${enc(id)}`,
+  runDiff: (id, against) => `/runs/${enc(id)}/diff${against ? `?against=${enc(against)}` : ''}`,
+  impact: (node, direction = 'downstream', extra = {}) => `/impact?${new URLSearchParams({ node, direction, ...extra })}`,
   lineage: (node, extra = {}) => {
     const q = new URLSearchParams({ node, ...extra });
     return `/lineage?${q}`;

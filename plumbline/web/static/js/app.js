@@ -8,6 +8,7 @@ import { renderDataset } from './views/dataset.js';
 import { renderJob } from './views/job.js';
 import { renderRun } from './views/run.js';
 import { renderEvents } from './views/events.js';
+import { renderImpact } from './views/impact.js';
 
 const routes = [
   { path: '/', view: renderHome, nav: 'home' },
@@ -15,6 +16,7 @@ const routes = [
   { path: '/datasets/:namespace/:name', view: renderDataset, nav: 'home' },
   { path: '/jobs/:namespace/:name', view: renderJob, nav: 'home' },
   { path: '/runs/:id', view: renderRun, nav: 'home' },
+  { path: '/impact', view: renderImpact, nav: 'lineage' },
   { path: '/events', view: renderEvents, nav: 'events' },
 ];
 

@@ -141,3 +141,88 @@ export function columnTransformation(destNode, originNode) {
   const subtype = (t && t.subtype) || hit.transformationSubtype || null;
   return type || subtype ? { type, subtype, description: (t && t.description) || hit.transformationDescription || null } : null;
 }
+
+/** Neighbours shown per node and direction before the rest fold into a "+K more" node. */
+export const FANOUT_LIMIT = 8;
+
+/**
+ * What to draw of model so that no node fans out to more than `limit` neighbours on one side.
+ * The walk starts at focusId and follows data flow: from a downstream node its readers (walked on)
+ * and its other inputs (drawn, not walked: siblings such as a join's other side), mirrored
+ * upstream. Each node keeps its first `limit` new neighbours per side, by id (plus what `shown`
+ * grants: key "id\0in|out" -> count, which also walks that side on); the others fold into one node
+ * of type MORE (id "more:out:<id>" or "more:in:<id>", data {parent, side, count}). Nodes in
+ * `pinned` stay, with the nodes on their path from the focus. Pure: returns {nodes, edges, more,
+ * hidden(id)}, the shape GraphView draws; hidden(id) counts neighbours, per direction, that are
+ * known (to the server or the model) but not drawn and not folded: what "expand" would show.
+ */
+export function collapseFanouts(model, focusId, { limit = FANOUT_LIMIT, shown = new Map(), pinned = new Set() } = {}) {
+  const outs = new Map();
+  const ins = new Map();
+  for (const e of model.edges.values()) {
+    if (!outs.has(e.from)) outs.set(e.from, []);
+    if (!ins.has(e.to)) ins.set(e.to, []);
+    outs.get(e.from).push(e.to);
+    ins.get(e.to).push(e.from);
+  }
+  const keep = new Set();
+  for (const p of pinned) {
+    if (!model.nodes.has(p)) continue;
+    for (const id of model.pathBetween(focusId, p).nodes) keep.add(id);
+    keep.add(p);
+  }
+  const start = model.nodes.has(focusId) ? focusId : model.nodes.keys().next().value;
+  const mode = new Map(start === undefined ? [] : [[start, 'both']]);
+  const queue = start === undefined ? [] : [start];
+  const walked = new Set(); // "id\0side" whose neighbours were considered (and may be folded)
+  while (queue.length) {
+    const v = queue.shift();
+    const m = mode.get(v);
+    for (const [side, adj, onward] of [['out', outs, 'down'], ['in', ins, 'up']]) {
+      const key = `${v}\u0000${side}`;
+      const granted = shown.get(key) || 0;
+      const along = m === 'both' || m === onward || granted > 0 || (m !== 'side' && keep.has(v));
+      const beside = m === (onward === 'down' ? 'up' : 'down');
+      if (!along && !beside) continue;
+      walked.add(key);
+      const fresh = (adj.get(v) || []).filter((w) => !mode.has(w)).sort();
+      const room = limit + granted;
+      for (const [i, w] of fresh.entries()) {
+        if (i >= room && !keep.has(w)) continue;
+        mode.set(w, along || keep.has(w) ? onward : 'side');
+        queue.push(w);
+      }
+    }
+  }
+  // Pinned nodes (and their paths) not reached through the folds are drawn too.
+  for (const id of keep) if (!mode.has(id)) mode.set(id, 'side');
+  const visible = new Set(mode.keys());
+  const nodes = new Map();
+  for (const id of visible) nodes.set(id, model.nodes.get(id));
+  const edges = new Map();
+  for (const [k, e] of model.edges) if (visible.has(e.from) && visible.has(e.to)) edges.set(k, e);
+  const more = new Map();
+  const folded = new Set();
+  for (const key of walked) {
+    const [id, side] = key.split('\u0000');
+    const rest = ((side === 'out' ? outs : ins).get(id) || []).filter((w) => !visible.has(w));
+    if (!rest.length) continue;
+    const mid = `more:${side}:${id}`;
+    for (const w of rest) folded.add(`${id}\u0000${w}`);
+    more.set(mid, { parent: id, side, count: rest.length });
+    nodes.set(mid, { id: mid, type: 'MORE', data: { parent: id, side, count: rest.length } });
+    const [from, to] = side === 'out' ? [id, mid] : [mid, id];
+    edges.set(`${from}\u0000${to}`, { from, to });
+  }
+  const hidden = (id) => {
+    if (!model.nodes.has(id)) return { up: 0, down: 0 };
+    const k = model.known.get(id) || { in: new Set(), out: new Set() };
+    const count = (known, adj) => {
+      let n = 0;
+      for (const w of new Set([...known, ...(adj.get(id) || [])])) if (!visible.has(w) && !folded.has(`${id}\u0000${w}`)) n += 1;
+      return n;
+    };
+    return { up: count(k.in, ins), down: count(k.out, outs) };
+  };
+  return { nodes, edges, more, hidden };
+}

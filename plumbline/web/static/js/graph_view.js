@@ -29,14 +29,17 @@ function fitText(text, kind, maxWidth) {
   return out;
 }
 
-const SIZES = { DATASET: [270, 54], JOB: [270, 54], DATASET_FIELD: [230, 48] };
+const SIZES = { DATASET: [270, 54], JOB: [270, 54], DATASET_FIELD: [230, 48], MORE: [150, 36] };
+/** The smallest scale "fit" goes to: node titles (13 px) stay at least 10.4 px tall on screen.
+ * A graph bigger than that fits by panning (and wide fan-outs fold into "+K more" nodes). */
+export const MIN_FIT_SCALE = 0.8;
 const TEXT_X = 44;
 const TEXT_PAD = 12;
 
 export class GraphView {
   /**
    * @param {HTMLElement} container
-   * @param {{onSelect?: Function, onOpen?: Function, onExpand?: Function, onPathTarget?: Function}} handlers
+   * @param {{onSelect?: Function, onOpen?: Function, onExpand?: Function, onPathTarget?: Function, onMore?: Function}} handlers
    */
   constructor(container, handlers = {}) {
     this.handlers = handlers;
@@ -101,7 +104,28 @@ export class GraphView {
     if (this.selected) this.nodeEls.get(this.selected).classList.add('selected');
   }
 
+  _more(n, p) {
+    const { count, side } = n.data;
+    const g = s('g', {
+      class: 'node node-more',
+      transform: `translate(${p.x.toFixed(1)},${p.y.toFixed(1)})`,
+      'data-id': n.id,
+      'data-type': 'MORE',
+      'data-count': String(count),
+      tabindex: 0,
+      role: 'button',
+    },
+    s('title', null, `${count} more ${side === 'out' ? 'downstream' : 'upstream'}: click to show them`),
+    s('rect', { class: 'node-box', width: p.width, height: p.height, rx: p.height / 2 }),
+    s('text', { class: 'node-title', x: p.width / 2, y: p.height / 2 + 4, 'text-anchor': 'middle' }, `+${count} more`));
+    const open = () => this.handlers.onMore?.(n.id);
+    g.addEventListener('click', open);
+    g.addEventListener('keydown', (ev) => { if (ev.key === 'Enter') open(); });
+    return g;
+  }
+
   _node(n, p, options) {
+    if (n.type === 'MORE') return this._more(n, p);
     const [title, subtitle] = options.label ? options.label(n) : [n.id, ''];
     const state = n.type === 'JOB' && n.data.latestRun ? String(n.data.latestRun.state || '').toLowerCase() : null;
     const hidden = this.model.hidden(n.id);
@@ -164,13 +188,25 @@ export class GraphView {
     this._apply();
   }
 
+  /**
+   * The whole graph on screen, unless that would make labels unreadable: then the readable
+   * MIN_FIT_SCALE, centred on the selected (else focus) node; svg data-clamped says so.
+   */
   fit() {
     const { width, height } = this.svg.getBoundingClientRect();
     if (!this.layout || !width || !height) return;
     const k = Math.min(1.1, (width - 40) / this.layout.width, (height - 40) / this.layout.height);
-    this.t.k = Math.max(0.02, k);
-    this.t.x = (width - this.layout.width * this.t.k) / 2;
-    this.t.y = (height - this.layout.height * this.t.k) / 2;
+    this.t.k = Math.max(MIN_FIT_SCALE, k);
+    this.svg.dataset.clamped = String(k < MIN_FIT_SCALE);
+    if (k < MIN_FIT_SCALE) {
+      const at = [this.selected, this.options && this.options.focusId].find((id) => id && this.layout.nodes.has(id));
+      if (at) { this.centerOn(at); return; }
+      this.t.x = 20;
+      this.t.y = 20;
+    } else {
+      this.t.x = (width - this.layout.width * this.t.k) / 2;
+      this.t.y = (height - this.layout.height * this.t.k) / 2;
+    }
     this._apply();
   }
 

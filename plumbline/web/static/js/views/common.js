@@ -1,4 +1,6 @@
 // Pieces shared by the entity pages.
+import { download } from '../api.js';
+import { getToken } from '../auth.js';
 import { errorState, h, mount, spinner } from '../dom.js';
 
 /** A page section that loads itself: shows a spinner, then fill(data) or an error with retry. */
@@ -32,4 +34,22 @@ export function kv(pairs) {
 /** Dataset id of an input/output dataset version, whichever of Marquez's shapes the server sends. */
 export function versionId(dv) {
   return dv.datasetVersionId || dv.id || dv;
+}
+
+/** A link that downloads an API answer; with a session token it fetches it (a link cannot send it). */
+export function exportLink(url, filename, label, id) {
+  return h('a', {
+    class: 'btn', href: url, download: filename, id,
+    onclick: (ev) => {
+      if (!getToken()) return;
+      ev.preventDefault();
+      download(url, filename).catch((err) => window.alert(err.message));
+    },
+  }, label);
+}
+
+/** Run states as the read API names them (COMPLETED, FAILED, …), from OpenLineage's event types too. */
+export function runState(state) {
+  const map = { COMPLETE: 'COMPLETED', FAIL: 'FAILED', ABORT: 'ABORTED', START: 'RUNNING' };
+  return map[state] || state || 'UNKNOWN';
 }

@@ -2,8 +2,8 @@
 import { api, links, nodeIds, parseNodeId } from '../api.js';
 import { badge, emptyState, errorState, h, mount, spinner } from '../dom.js';
 import { fmtDuration, fmtTime, runDuration } from '../format.js';
-import { GraphModel, columnTransformation, filterEdges, oneStep } from '../graph_model.js';
-import { GraphView } from '../graph_view.js';
+import { FANOUT_LIMIT, GraphModel, collapseFanouts, columnTransformation, filterEdges, oneStep } from '../graph_model.js';
+import { GraphView, MIN_FIT_SCALE } from '../graph_view.js';
 import { navigate } from '../router.js';
 import { datasetName, jobName } from '../names.js';
 
@@ -25,6 +25,7 @@ export function renderLineage(root, _params, query) {
     return links.lineage(node, q);
   };
   const mode = column !== null ? 'column' : 'table';
+  const focusId = mode === 'column' && column ? nodeIds.field(parsed.namespace, parsed.name, column) : node;
   const status = h('div', { class: 'canvas-status' }, spinner('Loading lineage…'));
   const canvas = h('div', { class: 'canvas', id: 'graph-canvas' }, status);
   const panel = h('aside', { class: 'panel', id: 'node-panel' });
@@ -38,8 +39,14 @@ export function renderLineage(root, _params, query) {
     },
     onExpand: (id, dir) => expand(id, dir),
     onPathTarget: (id) => showPath(view.selected, id),
+    onMore: (id) => showMore(id),
   });
   let model = new GraphModel();
+  // Folded fan-outs: how many more neighbours each "+K more" node has been asked to show, and
+  // nodes that must stay visible (found with the find box).
+  const shown = new Map();
+  const pinned = new Set();
+  let display = null;
   let pathInfo = null;
 
   const title = h('div', { class: 'lineage-title' },
@@ -49,6 +56,7 @@ export function renderLineage(root, _params, query) {
   const toolbar = h('div', { class: 'toolbar' },
     title,
     h('span', { class: 'toolbar-sep' }),
+    h('a', { class: 'btn', id: 'open-impact', href: links.impact(focusId, 'downstream'), 'data-link': '', title: 'What this feeds, by distance' }, 'Impact'),
     parsed.type === 'DATASET' ? h('span', { class: 'segmented', role: 'group', 'aria-label': 'Mode' },
       h('a', { href: url({ column: null }), 'data-link': '', class: mode === 'table' ? 'on' : '', id: 'mode-table' }, 'Tables'),
       h('a', { href: url({ column: column || '' }), 'data-link': '', class: mode === 'column' ? 'on' : '', id: 'mode-column' }, 'Columns')) : null,
@@ -72,6 +80,7 @@ export function renderLineage(root, _params, query) {
 
   const labelOf = (n) => {
     const d = n.data || {};
+    if (n.type === 'MORE') return [`+${d.count} more`, ''];
     const p = parseNodeId(n.id) || {};
     if (n.type === 'DATASET_FIELD') {
       const ds = d.dataset || p.name;
@@ -88,6 +97,7 @@ export function renderLineage(root, _params, query) {
   };
   const tooltip = (n) => {
     const d = n.data || {};
+    if (n.type === 'MORE') return `${d.count} more`;
     const p = parseNodeId(n.id) || {};
     if (n.type === 'DATASET_FIELD') return `${d.namespace || p.namespace} ${d.dataset || p.name} · ${d.field || p.field}`;
     return `${d.name || p.name}\n${d.namespace || p.namespace}`;
@@ -97,7 +107,6 @@ export function renderLineage(root, _params, query) {
     if (!t) return null;
     return { text: [t.type, t.subtype].filter(Boolean).join(' · '), kind: t.type || '' };
   } : null;
-  const focusId = mode === 'column' && column ? nodeIds.field(parsed.namespace, parsed.name, column) : node;
   // Without indirect edges (joins, filters, grouping), only what flows into the values is shown.
   const columnFilter = (graph) => (indirect ? graph : filterEdges(graph, (o, d) => isIndirect(columnTransformation(d, o))));
 
@@ -118,6 +127,7 @@ export function renderLineage(root, _params, query) {
     input.addEventListener('keydown', (ev) => {
       if (ev.key !== 'Enter' || !matches.length) return;
       at = (at + 1) % matches.length;
+      if (!view.nodeEls.has(matches[at])) { pinned.add(matches[at]); draw(); view.mark(new Set(matches)); }
       view.centerOn(matches[at]);
       view.select(matches[at]);
       count.textContent = `${at + 1} of ${matches.length}`;
@@ -126,7 +136,8 @@ export function renderLineage(root, _params, query) {
   }
 
   function draw() {
-    view.render(model, { focusId, label: labelOf, edgeLabel, tooltip, layout: mode === 'column' ? { layerGap: 200 } : {} });
+    display = collapseFanouts(model, focusId, { shown, pinned });
+    view.render(display, { focusId, label: labelOf, edgeLabel, tooltip, layout: mode === 'column' ? { layerGap: 200 } : {} });
     status.remove();
   }
 
@@ -151,13 +162,8 @@ export function renderLineage(root, _params, query) {
         if (!model.nodes.size) { mount(status, emptyState('No lineage yet', 'No events mention this node.')); return; }
       }
       draw();
+      // Fit never goes below a readable scale: a big graph opens on the focus node.
       view.fit();
-      // A big graph fitted to the screen is a texture, not text: start at a readable zoom on the
-      // focus node instead (Fit shows the whole graph).
-      if (view.t.k < 0.3 && model.nodes.has(focusId)) {
-        view.t.k = 0.8;
-        view.centerOn(focusId);
-      }
       view.select(model.nodes.has(focusId) ? focusId : null);
     } catch (err) {
       mount(status, errorState(err, () => { mount(status, spinner('Loading lineage…')); load(); }));
@@ -195,18 +201,34 @@ export function renderLineage(root, _params, query) {
       const graph = mode === 'column' ? columnFilter(await api.columnLineage(id, 1)) : await api.lineage(id, 1);
       const keep = oneStep(graph, id, dir);
       model.merge(graph, (x) => keep.has(x) || model.nodes.has(x));
+      // Draw that side of the node too (it may have been a sibling drawn but not walked).
+      const key = `${id}\u0000${dir === 'up' ? 'in' : 'out'}`;
+      shown.set(key, (shown.get(key) || 0) + FANOUT_LIMIT * 3);
       const k = view.t.k;
       draw();
       // Show the whole graph when it still reads well; otherwise keep the zoom and follow the node.
       view.fit();
-      if (view.t.k < 0.6) {
-        view.t.k = k;
+      if (view.svg.dataset.clamped === 'true') {
+        view.t.k = Math.max(k, MIN_FIT_SCALE);
         view.centerOn(id);
       }
       view.select(id);
     } catch (err) {
       mount(panel, errorState(err));
     }
+  }
+
+  /** A "+K more" node was clicked: show the next page of that node's folded neighbours. */
+  function showMore(moreId) {
+    const m = /^more:(in|out):(.*)$/s.exec(moreId);
+    if (!m) return;
+    const key = `${m[2]}\u0000${m[1]}`;
+    shown.set(key, (shown.get(key) || 0) + FANOUT_LIMIT * 3);
+    const k = view.t.k;
+    draw();
+    view.t.k = k;
+    view.centerOn(m[2]);
+    view.select(m[2]);
   }
 
   function clearPath() {
@@ -238,7 +260,7 @@ export function renderLineage(root, _params, query) {
       return;
     }
     const d = n.data || {};
-    const hidden = model.hidden(id);
+    const hidden = display ? display.hidden(id) : model.hidden(id);
     const parts = [];
     if (n.type === 'DATASET_FIELD') {
       const inputs = d.inputFields || [];

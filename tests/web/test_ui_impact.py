@@ -1,0 +1,137 @@
+"""The impact view and the readable graph, in headless Chromium on a live server holding a crafted
+diamond with a wide fan-out (tests/web/analysis_events.py)."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+import pytest
+
+from . import analysis_events as ae
+from .ui_server import UiServer, post_events, start_server
+
+pytestmark = pytest.mark.browser
+
+SRC = f"dataset:file:{ae.SRC}"
+SINK = f"dataset:file:{ae.SINK}"
+LEFT = f"dataset:file:{ae.LEFT}"
+JOIN = f"job:shop:{ae.JOIN_JOB}"
+LEFT_JOB = f"job:shop:{ae.LEFT_JOB}"
+
+
+@pytest.fixture(scope="module")
+def diamond(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UiServer]:
+    db_url = f"sqlite:///{tmp_path_factory.mktemp('ui-diamond') / 'store.db'}"
+    server, url = start_server(db_url)
+    try:
+        post_events(url, ae.events())
+        yield UiServer(url=url, db_url=db_url)
+    finally:
+        server.stop()  # type: ignore[attr-defined]
+
+
+def level_ids(page: Any, distance: int) -> list[str]:
+    return page.eval_on_selector_all(
+        f'.impact-level[data-distance="{distance}"] .impact-node',
+        "els => els.map(e => e.dataset.id)",
+    )
+
+
+def test_impact_downstream_of_a_diamond(page: Any, diamond: UiServer, artifacts: Path) -> None:
+    # From the dataset page's Impact button.
+    page.goto(f"{diamond.url}/datasets/file/{quote(ae.SRC, safe='')}")
+    page.click("#open-impact")
+    page.wait_for_selector(".impact-level")
+    assert page.url == f"{diamond.url}/impact?node={quote(SRC, safe='')}&direction=downstream"
+    fan_jobs = [f"job:shop:{j}" for j in ae.FAN_JOBS]
+    assert sorted(level_ids(page, 1)) == sorted([LEFT_JOB, f"job:shop:{ae.RIGHT_JOB}", *fan_jobs])
+    assert len(level_ids(page, 2)) == 2 + ae.FAN
+    assert level_ids(page, 3) == [JOIN]
+    assert level_ids(page, 4) == [SINK]
+    assert page.inner_text("#impact-summary") == "30 nodes downstream: 15 jobs, 15 datasets"
+    sink = page.locator(f'.impact-node[data-id="{SINK}"]')
+    # One shortest path (ties by id: through the left branch) and the last version's run.
+    assert sink.locator(".impact-path").inner_text() == "via diamond.left → left → diamond.join"
+    join = page.locator(f'.impact-node[data-id="{JOIN}"]')
+    assert join.locator(".badge").inner_text() == "FAILED"
+    assert join.locator("a[href^='/runs/']").get_attribute("href") == f"/runs/{ae.JOIN_RUNS[1]}"
+    left = page.locator(f'.impact-node[data-id="{LEFT}"] .impact-last a')
+    assert left.get_attribute("href") == f"/runs/{ae.LEFT_RUNS[1]}"
+    # The graph beside the list folds the 14 jobs reading src into 8 and a "+6 more" node.
+    page.wait_for_selector("svg.graph .node-more")
+    assert page.locator("svg.graph .node-more").get_attribute("data-count") == "6"
+    assert float(page.get_attribute("svg.graph", "data-scale")) >= 0.8
+    page.screenshot(path=str(artifacts / "impact_downstream.png"))
+    # Picking a folded node in the list shows it in the graph and selects it.
+    hidden = [j for j in fan_jobs if page.locator(f'svg.graph .node[data-id="{j}"]').count() == 0]
+    assert len(hidden) == 6
+    page.click(f'.impact-node[data-id="{hidden[0]}"] .muted')
+    page.wait_for_selector(f'svg.graph .node.selected[data-id="{hidden[0]}"]')
+    assert "selected" in page.get_attribute(f'.impact-node[data-id="{hidden[0]}"]', "class")
+
+    # Export: the CSV and JSON links are the API's answers.
+    csv_href = page.get_attribute("#export-csv", "href")
+    assert "format=csv" in csv_href and page.get_attribute("#export-csv", "download")
+    rows = list(csv.DictReader(io.StringIO(httpx.get(diamond.url + csv_href).text)))
+    assert [r["id"] for r in rows if r["distance"] == "4"] == [SINK]
+    body = httpx.get(diamond.url + page.get_attribute("#export-json", "href")).json()
+    assert body["direction"] == "downstream" and len(body["nodes"]) == 31
+
+    # Nothing is upstream of the source.
+    page.click("#dir-upstream")
+    page.wait_for_selector("#impact-summary:text('Nothing upstream.')")
+    assert page.locator(".canvas .state-title").inner_text() == "Nothing upstream"
+    # Upstream of the sink; the depth select keeps the deep link.
+    page.goto(f"{diamond.url}/impact?node={quote(SINK, safe='')}&direction=upstream")
+    page.wait_for_selector('.impact-level[data-distance="4"]')
+    page.select_option("#impact-depth", "2")
+    page.wait_for_url(
+        f"{diamond.url}/impact?node={quote(SINK, safe='')}&direction=upstream&depth=2"
+    )
+    page.wait_for_function("document.querySelectorAll('.impact-level').length === 2")
+    assert level_ids(page, 1) == [JOIN]
+    assert sorted(level_ids(page, 2)) == [LEFT, f"dataset:file:{ae.RIGHT}"]
+    assert page.locator('.impact-level[data-distance="3"]').count() == 0
+    assert page.locator("#dir-upstream").get_attribute("class") == "on"
+    assert page.page_errors == []
+
+
+def test_column_impact_and_unknown_node(page: Any, diamond: UiServer) -> None:
+    field = f"datasetField:file:{ae.SRC}:amount"
+    page.goto(f"{diamond.url}/datasets/file/{quote(ae.SRC, safe='')}")
+    page.wait_for_selector("#schema-table")
+    page.click("#schema-table a[title='What amount feeds']")
+    page.wait_for_selector(".impact-level")
+    assert page.url == f"{diamond.url}/impact?node={quote(field, safe='')}&direction=downstream"
+    assert level_ids(page, 1) == [f"datasetField:file:{ae.LEFT}:amount"]
+    assert level_ids(page, 2) == [f"datasetField:file:{ae.SINK}:total"]
+    assert page.inner_text("#impact-summary") == "2 nodes downstream: 0 jobs, 2 fields"
+    page.goto(f"{diamond.url}/impact?node={quote('dataset:file:/nope', safe='')}")
+    page.wait_for_selector(".state-error")
+    assert "/nope" in page.inner_text(".state-error .state-detail")
+    assert page.page_errors == []
+
+
+def test_lineage_fan_out_folds_and_expands(page: Any, diamond: UiServer, artifacts: Path) -> None:
+    page.goto(f"{diamond.url}/lineage?node={quote(SRC, safe='')}&depth=1")
+    page.wait_for_selector("svg.graph .node-more")
+    # 14 jobs read src: 8 drawn, then "+6 more" (fit stays readable); join is reached via left.
+    assert page.locator("svg.graph .node-job").count() == 8 + 1
+    assert page.text_content("svg.graph .node-more .node-title") == "+6 more"
+    assert float(page.get_attribute("svg.graph", "data-scale")) >= 0.8
+    page.screenshot(path=str(artifacts / "lineage_fanout_folded.png"))
+    page.click("svg.graph .node-more")
+    page.wait_for_function("document.querySelectorAll('svg.graph .node-job').length === 15")
+    assert page.locator("svg.graph .node-more").count() == 0
+    page.click("#fit")
+    assert float(page.get_attribute("svg.graph", "data-scale")) >= 0.8
+    assert page.locator("#open-impact").get_attribute("href") == (
+        f"/impact?node={quote(SRC, safe='')}&direction=downstream"
+    )
+    assert page.page_errors == []
