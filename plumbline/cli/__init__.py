@@ -7,6 +7,7 @@ Subcommands are imported lazily so that `plumbline serve` never imports Spark an
 from __future__ import annotations
 
 import importlib
+import os
 
 import click
 
@@ -27,7 +28,33 @@ _COMMANDS: dict[str, str] = {
 }
 
 
+def one_line(exc: BaseException) -> str:
+    """An unexpected error as the one line a person reads (its first line, and for a database
+    that cannot be reached, what the driver said)."""
+    from sqlalchemy.exc import DBAPIError
+
+    if isinstance(exc, DBAPIError) and exc.connection_invalidated is False and exc.orig:
+        text = f"cannot reach the database: {exc.orig}"
+    else:
+        text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    return text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+
+
 class _LazyGroup(click.Group):
+    def invoke(self, ctx: click.Context) -> object:
+        """Every subcommand's unexpected error ends as one readable line and exit status 1, not
+        a traceback (``PLUMBLINE_DEBUG=1`` shows the traceback)."""
+        try:
+            return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except Exception as exc:
+            if os.environ.get("PLUMBLINE_DEBUG"):
+                raise
+            raise click.ClickException(
+                f"{one_line(exc)} (PLUMBLINE_DEBUG=1 shows the traceback)"
+            ) from exc
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(_COMMANDS)
 

@@ -10,6 +10,8 @@ from urllib.parse import urlencode
 import click
 import platformdirs
 
+from plumbline.cli.options import PORT, check_db_url
+
 DEMO_NAMESPACE = "plumbline_demo"
 REPORT_TABLE = "country_report"
 
@@ -33,6 +35,7 @@ def fresh_demo_db_url(directory: Path) -> str:
     "--db",
     "db_url",
     default=None,
+    callback=check_db_url,
     help="Database URL to store the demo's lineage in "
     "(default: a fresh SQLite file in the user data dir, recreated on each run).",
 )
@@ -45,7 +48,7 @@ def fresh_demo_db_url(directory: Path) -> str:
 )
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to serve on.")
 @click.option(
-    "--port", type=int, default=5000, show_default=True, help="Port to serve on (0: a free port)."
+    "--port", type=PORT, default=5000, show_default=True, help="Port to serve on (0: a free port)."
 )
 @click.option("--no-serve", is_flag=True, help="Exit after the summary instead of serving.")
 def demo(db_url: str | None, scale: float, host: str, port: int, no_serve: bool) -> None:

@@ -1,12 +1,58 @@
-"""Click options that several subcommands share."""
+"""Click options that several subcommands share, and the checks they make before anything runs."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
+
+
+def check_db_url(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """A database URL plumbline can store lineage in (SQLite or PostgreSQL with an installed
+    driver), refused as a usage error otherwise, before anything connects."""
+    if value is None:
+        return None
+    import sqlalchemy as sa
+    from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+
+    try:
+        url = sa.make_url(value)
+    except ArgumentError:
+        raise click.BadParameter(
+            f"{value!r} is not a database URL (sqlite:///PATH or postgresql+psycopg://USER@HOST/DB)"
+        ) from None
+    if url.get_backend_name() not in ("sqlite", "postgresql"):
+        raise click.BadParameter(
+            f"{url.get_backend_name()!r}: plumbline stores lineage in SQLite or PostgreSQL "
+            "(sqlite:///PATH or postgresql+psycopg://USER@HOST/DB)"
+        )
+    if url.drivername != "postgresql":  # a bare postgresql:// means psycopg (shipped)
+        try:
+            url.get_dialect().import_dbapi()
+        except (NoSuchModuleError, ImportError) as exc:
+            raise click.BadParameter(
+                f"the driver of {url.drivername!r} is not installed ({exc}); "
+                "use postgresql+psycopg:// or sqlite:///"
+            ) from None
+    return value
+
 
 db_option = click.option(
     "--db",
     "db_url",
     envvar="PLUMBLINE_DB",
+    callback=check_db_url,
     help="Database URL (default: PLUMBLINE_DB, else an SQLite file in the user data dir).",
 )
+
+PORT = click.IntRange(0, 65535)
+
+
+class ScriptPath(click.Path):
+    """An existing file, for a command that passes unknown options through: a first argument
+    that looks like an option is a mistyped option (``run --bogus x.py``), not a script."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and value.startswith("-") and value != "-":
+            raise click.NoSuchOption(value, ctx=ctx)
+        return super().convert(value, param, ctx)

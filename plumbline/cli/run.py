@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 import click
+
+from plumbline.cli.options import ScriptPath
 
 
 @click.command(
@@ -21,7 +24,7 @@ import click
 @click.option("--api-key", default=None, help="API key sent as a Bearer token.")
 @click.option("--path", default=None, help="JSON Lines file for the file transport.")
 @click.option("--namespace", default=None, help="Job namespace (default: 'default').")
-@click.argument("script", type=click.Path(exists=True, dir_okay=False))
+@click.argument("script", type=ScriptPath(exists=True, dir_okay=False))
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def run(
     transport: str | None,
@@ -33,6 +36,11 @@ def run(
     args: tuple[str, ...],
 ) -> None:
     """Run SCRIPT (a PySpark program) with capture enabled on every SparkSession it creates."""
+    kind = _check_transport(transport, url, path)
+    if kind == "console":
+        _print_console_events(
+            explicit=transport is not None or "PLUMBLINE_TRANSPORT_TYPE" in os.environ
+        )
     from plumbline.spark.instrument import run_script
 
     code = run_script(
@@ -45,3 +53,47 @@ def run(
         namespace=namespace,
     )
     sys.exit(code)
+
+
+def _check_transport(transport: str | None, url: str | None, path: str | None) -> str:
+    """The transport the capture will use, refused as a usage error before Spark starts when it
+    cannot work (http without a URL or with a bad one, file without a path). The Spark
+    configuration may also set them; this checks what the command line and environment say."""
+    from plumbline.openlineage.urls import lineage_endpoint
+
+    kind = (transport or os.environ.get("PLUMBLINE_TRANSPORT_TYPE") or "").strip().lower()
+    url = url or os.environ.get("PLUMBLINE_URL")
+    path = path or os.environ.get("PLUMBLINE_PATH")
+    kind = kind or ("http" if url else "file" if path else "console")
+    if kind == "http":
+        if not url:
+            raise click.UsageError("--transport http needs --url URL (or PLUMBLINE_URL)")
+        try:
+            lineage_endpoint(url)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="'--url' / PLUMBLINE_URL") from None
+    if kind == "file" and not path:
+        raise click.UsageError("--transport file needs --path FILE (or PLUMBLINE_PATH)")
+    return kind
+
+
+def _print_console_events(*, explicit: bool) -> None:
+    """The console transport logs each event: print them on stderr, and say so when no
+    transport was chosen (nothing goes to a server then)."""
+    import logging
+
+    from plumbline.transports.console import LOGGER_NAME
+
+    logger = logging.getLogger(LOGGER_NAME)
+    if not logger.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+        logger.propagate = False
+    if not explicit:
+        click.echo(
+            "plumbline: no --url or --transport given: lineage events are printed on stderr, "
+            "not sent anywhere (send them to a server with --url http://HOST:PORT)",
+            err=True,
+        )

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from plumbline.cli.options import db_option
+from plumbline.cli.options import PORT, db_option
 from plumbline.server import ConfigError, build_settings
 from plumbline.store import default_db_url, is_sqlite
 
@@ -15,7 +15,7 @@ from plumbline.store import default_db_url, is_sqlite
 @click.command()
 @db_option
 @click.option("--host", default=None, help="Address to bind (default 127.0.0.1).")
-@click.option("--port", type=int, default=None, help="Port (default 5000; 0 picks a free port).")
+@click.option("--port", type=PORT, default=None, help="Port (default 5000; 0 picks a free port).")
 @click.option(
     "--auth",
     type=click.Choice(["open", "required"]),
@@ -114,9 +114,15 @@ def serve(
                 "--workers above 1 needs PostgreSQL: an SQLite store has a single writer"
             )
         app = create_app(settings)  # migrates the store, once, before any worker starts
-        sock = bind_socket(settings.host, settings.port)
-    except (ConfigError, StoreError, OSError) as exc:
+    except (ConfigError, StoreError) as exc:
         raise click.ClickException(str(exc)) from exc
+    try:
+        sock = bind_socket(settings.host, settings.port)
+    except (OSError, OverflowError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise click.ClickException(
+            f"cannot listen on {settings.host}:{settings.port}: {reason}"
+        ) from exc
     click.echo(f"plumbline serving on {base_url(sock)}")
     sys.stdout.flush()
     if workers == 1:

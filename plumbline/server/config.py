@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from plumbline.errors import PlumblineError
+from plumbline.openlineage.urls import lineage_endpoint
 from plumbline.server.outbox.policy import ENV_VARS, OutboxPolicy
 from plumbline.server.settings import DEFAULT_MAX_BODY_BYTES, ForwardTarget, ServerSettings
 
@@ -41,11 +42,35 @@ def load_config_file(path: str | Path) -> dict[str, Any]:
     """Parse a TOML config file; raise :class:`ConfigError` with the reason."""
     try:
         with open(path, "rb") as handle:
-            return tomllib.load(handle)
+            config = tomllib.load(handle)
     except FileNotFoundError as exc:
         raise ConfigError(f"config file not found: {path}") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"config file {path} is not valid TOML: {exc}") from exc
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"config file {path} cannot be read as TOML: {exc}") from exc
+    unknown = sorted(set(config) - CONFIG_KEYS)
+    if unknown:
+        raise ConfigError(
+            f"config file {path}: unknown key(s) {', '.join(unknown)} "
+            f"(known: {', '.join(sorted(CONFIG_KEYS))})"
+        )
+    return config
+
+
+# the top-level keys of the config file (docs/reference.md, "Configuration file")
+CONFIG_KEYS = frozenset(
+    {
+        "db",
+        "host",
+        "port",
+        "auth",
+        "store",
+        "max_body_bytes",
+        "access_log",
+        "forward",
+        "catalog",
+        "outbox",
+    }
+)
 
 
 def parse_catalog_option(value: str) -> tuple[str, dict[str, str]]:
@@ -82,7 +107,9 @@ def build_settings(
     environ = os.environ if environ is None else environ
     file_config = load_config_file(config_file) if config_file else {}
     host = host or file_config.get("host", "127.0.0.1")
-    port = port if port is not None else int(file_config.get("port", 5000))
+    port = port if port is not None else _config_int(file_config, "port", 5000)
+    if not 0 <= port <= 65535:
+        raise ConfigError(f"port must be from 0 to 65535, not {port}")
     default_auth = "open" if is_loopback(host) else "required"
     auth = auth or file_config.get("auth", default_auth)
     if auth not in ("open", "required"):
@@ -95,6 +122,11 @@ def build_settings(
     forward = [_forward_target(entry) for entry in file_config.get("forward", [])]
     known = {target.url for target in forward}
     forward += [ForwardTarget(url=url) for url in forward_urls if url not in known]
+    for target in forward:  # refused here, not once the server has said it is serving
+        try:
+            lineage_endpoint(target.url)
+        except ValueError as exc:
+            raise ConfigError(f"forward target: {exc}") from None
     catalogs = {name: dict(props) for name, props in file_config.get("catalog", {}).items()}
     for option in catalog_options:
         name, properties = parse_catalog_option(option)
@@ -110,11 +142,19 @@ def build_settings(
         forward=tuple(forward),
         catalogs=catalogs,
         max_body_bytes=max_body_bytes
-        or int(file_config.get("max_body_bytes", DEFAULT_MAX_BODY_BYTES)),
+        or _config_int(file_config, "max_body_bytes", DEFAULT_MAX_BODY_BYTES),
         access_log=access_log
         if access_log is not None
         else bool(file_config.get("access_log", True)),
     )
+
+
+def _config_int(file_config: dict[str, Any], key: str, default: int) -> int:
+    """A whole-number setting of the config file (ConfigError naming it otherwise)."""
+    value = file_config.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(f"config file: {key} must be a whole number, not {value!r}")
+    return value
 
 
 def _outbox_policy(
