@@ -6,12 +6,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from plumbline.store import schema as s
 from plumbline.store.read.common import utc
+from plumbline.store.read.idlist import in_ids
 
 
 @dataclass(frozen=True)
@@ -27,36 +29,45 @@ class PrunedRunRow:
     pruned_at: datetime
 
 
-def _rows() -> sa.Select[tuple[object, ...]]:
-    p, j, n = s.pruned_runs, s.jobs, s.namespaces
-    return (
-        sa.select(
-            p.c.run_uuid,
-            n.c.name.label("namespace"),
-            j.c.name.label("job"),
-            p.c.state,
-            p.c.started_at,
-            p.c.ended_at,
-            p.c.pruned_at,
+_COLUMNS = (
+    s.pruned_runs.c.run_uuid,
+    s.pruned_runs.c.job_id,
+    s.pruned_runs.c.state,
+    s.pruned_runs.c.started_at,
+    s.pruned_runs.c.ended_at,
+    s.pruned_runs.c.pruned_at,
+)
+_JOB_NAMES = (
+    sa.select(s.jobs.c.id, s.namespaces.c.name, s.jobs.c.name)
+    .join(s.namespaces, s.namespaces.c.id == s.jobs.c.namespace_id)
+    .where(in_ids(s.jobs.c.id))
+)
+
+
+def _named(conn: Connection, rows: list[sa.Row[Any]]) -> list[PrunedRunRow]:
+    """The rows with their jobs' names (looked up only when there are rows: the usual answer is
+    none, and a join would make the planner read the jobs first)."""
+    if not rows:
+        return []
+    ids = sorted({row.job_id for row in rows})
+    names = {pk: (ns, name) for pk, ns, name in conn.execute(_JOB_NAMES, {"ids": ids})}
+    out = []
+    for row in rows:
+        pruned_at = utc(row.pruned_at)
+        assert pruned_at is not None  # NOT NULL
+        namespace, job = names[row.job_id]
+        out.append(
+            PrunedRunRow(
+                run_uuid=row.run_uuid,
+                namespace=namespace,
+                job=job,
+                state=row.state,
+                started_at=utc(row.started_at),
+                ended_at=utc(row.ended_at),
+                pruned_at=pruned_at,
+            )
         )
-        .join(j, j.c.id == p.c.job_id)
-        .join(n, n.c.id == j.c.namespace_id)
-    )
-
-
-def _row(row: sa.Row[tuple[object, ...]]) -> PrunedRunRow:
-    m = row._mapping
-    pruned_at = utc(m["pruned_at"])
-    assert pruned_at is not None  # NOT NULL
-    return PrunedRunRow(
-        run_uuid=str(m["run_uuid"]),
-        namespace=str(m["namespace"]),
-        job=str(m["job"]),
-        state=m["state"],
-        started_at=utc(m["started_at"]),
-        ended_at=utc(m["ended_at"]),
-        pruned_at=pruned_at,
-    )
+    return out
 
 
 def pruned_runs(conn: Connection, run_uuids: Sequence[str]) -> dict[str, PrunedRunRow]:
@@ -64,8 +75,8 @@ def pruned_runs(conn: Connection, run_uuids: Sequence[str]) -> dict[str, PrunedR
     wanted = sorted({u.lower() for u in run_uuids if u})
     if not wanted:
         return {}
-    rows = conn.execute(_rows().where(s.pruned_runs.c.run_uuid.in_(wanted)))
-    return {found.run_uuid: found for found in map(_row, rows)}
+    query = sa.select(*_COLUMNS).where(s.pruned_runs.c.run_uuid.in_(wanted))
+    return {row.run_uuid: row for row in _named(conn, list(conn.execute(query)))}
 
 
 def pruned_runs_of_job(
@@ -77,9 +88,9 @@ def pruned_runs_of_job(
 ) -> list[PrunedRunRow]:
     """A job's pruned runs in ``state`` that ended in ``(after, before)``, newest first."""
     p = s.pruned_runs
-    query = _rows().where(p.c.job_id == job_id, p.c.state == state)
+    query = sa.select(*_COLUMNS).where(p.c.job_id == job_id, p.c.state == state)
     if after is not None:
         query = query.where(p.c.ended_at > after)
     if before is not None:
         query = query.where(p.c.ended_at < before)
-    return [_row(row) for row in conn.execute(query.order_by(p.c.ended_at.desc()))]
+    return _named(conn, list(conn.execute(query.order_by(p.c.ended_at.desc()))))
