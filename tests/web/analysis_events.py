@@ -58,6 +58,16 @@ def _left_out(fields: list[tuple[str, str]], rows: int) -> dict[str, Any]:
     return _stats(dataset(LEFT, fields, columnLineage=_lineage(lineage)), rows)
 
 
+def _read(name: str, fields: list[tuple[str, str]], rows: int) -> dict[str, Any]:
+    ds = dataset(name, fields)
+    ds["inputFacets"] = {
+        "inputStatistics": facet(
+            "InputStatisticsInputDatasetFacet", "1-0-0", rowCount=rows, size=rows * 100
+        )
+    }
+    return ds
+
+
 def _sink_out(rows: int) -> dict[str, Any]:
     lineage = {
         "country": [field_input(RIGHT, "country", "DIRECT", "IDENTITY")],
@@ -108,7 +118,7 @@ def events() -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     out += _run(LEFT_JOB, LEFT_RUNS[0], 1, 0, [src], [_left_out(LEFT_V1, 10)])
     out += _run(RIGHT_JOB, RIGHT_RUN, 1, 1, [src], [_stats(dataset(RIGHT, RIGHT_FIELDS), 3)])
-    out += _run(JOIN_JOB, JOIN_RUNS[0], 1, 2, [dataset(LEFT, LEFT_V1), right], [_sink_out(3)])
+    out += _run(JOIN_JOB, JOIN_RUNS[0], 1, 2, [_read(LEFT, LEFT_V1, 10), right], [_sink_out(3)])
     for i, job in enumerate(FAN_JOBS):
         out += _run(
             job,
@@ -120,6 +130,6 @@ def events() -> list[dict[str, Any]]:
         )
     out += _run(LEFT_JOB, LEFT_RUNS[1], 2, 0, [src], [_left_out(LEFT_V2, 12)])
     out += _run(
-        JOIN_JOB, JOIN_RUNS[1], 2, 2, [dataset(LEFT, LEFT_V2), right], [_sink_out(0)], fail=ERROR
+        JOIN_JOB, JOIN_RUNS[1], 2, 2, [_read(LEFT, LEFT_V2, 12), right], [_sink_out(0)], fail=ERROR
     )
     return out

@@ -14,7 +14,7 @@ import pytest
 
 from plumbline.web.routes import STATIC_DIR
 
-from . import lineage_events
+from . import analysis_events, lineage_events
 from .ui_server import UiServer, post_events, start_server
 
 CHROMIUM = "/usr/bin/chromium"
@@ -104,6 +104,18 @@ def ui_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UiServer]:
     server, url = start_server(db_url)
     try:
         post_events(url, lineage_events.events())
+        yield UiServer(url=url, db_url=db_url)
+    finally:
+        server.stop()  # type: ignore[attr-defined]
+
+
+@pytest.fixture(scope="module")
+def diamond(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UiServer]:
+    """A server on a fresh SQLite store holding analysis_events.py's diamond and fan-out."""
+    db_url = f"sqlite:///{tmp_path_factory.mktemp('ui-diamond') / 'store.db'}"
+    server, url = start_server(db_url)
+    try:
+        post_events(url, analysis_events.events())
         yield UiServer(url=url, db_url=db_url)
     finally:
         server.stop()  # type: ignore[attr-defined]

@@ -49,6 +49,7 @@ def client(request: pytest.FixtureRequest) -> Iterator[httpx.Client]:
         "/datasets/file/%2Ftmp%2Fwarehouse%2Forders",
         "/jobs/shop/shop.execute_insert_into_hadoop_fs_relation_command.orders",
         "/runs/0192f3a1-0000-7000-8000-000000000001",
+        "/runs/0192f3a1-0000-7000-8000-000000000001/diff?against=x",
         "/events?after=2026-01-01T00%3A00%3A00Z",
     ],
 )

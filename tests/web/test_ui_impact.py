@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -14,7 +13,7 @@ import httpx
 import pytest
 
 from . import analysis_events as ae
-from .ui_server import UiServer, post_events, start_server
+from .ui_server import UiServer
 
 pytestmark = pytest.mark.browser
 
@@ -23,17 +22,6 @@ SINK = f"dataset:file:{ae.SINK}"
 LEFT = f"dataset:file:{ae.LEFT}"
 JOIN = f"job:shop:{ae.JOIN_JOB}"
 LEFT_JOB = f"job:shop:{ae.LEFT_JOB}"
-
-
-@pytest.fixture(scope="module")
-def diamond(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UiServer]:
-    db_url = f"sqlite:///{tmp_path_factory.mktemp('ui-diamond') / 'store.db'}"
-    server, url = start_server(db_url)
-    try:
-        post_events(url, ae.events())
-        yield UiServer(url=url, db_url=db_url)
-    finally:
-        server.stop()  # type: ignore[attr-defined]
 
 
 def level_ids(page: Any, distance: int) -> list[str]:

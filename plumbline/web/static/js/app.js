@@ -9,6 +9,7 @@ import { renderJob } from './views/job.js';
 import { renderRun } from './views/run.js';
 import { renderEvents } from './views/events.js';
 import { renderImpact } from './views/impact.js';
+import { renderRunDiff } from './views/run_diff.js';
 
 const routes = [
   { path: '/', view: renderHome, nav: 'home' },
@@ -16,6 +17,7 @@ const routes = [
   { path: '/datasets/:namespace/:name', view: renderDataset, nav: 'home' },
   { path: '/jobs/:namespace/:name', view: renderJob, nav: 'home' },
   { path: '/runs/:id', view: renderRun, nav: 'home' },
+  { path: '/runs/:id/diff', view: renderRunDiff, nav: 'home' },
   { path: '/impact', view: renderImpact, nav: 'lineage' },
   { path: '/events', view: renderEvents, nav: 'events' },
 ];

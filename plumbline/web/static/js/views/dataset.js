@@ -71,13 +71,41 @@ export async function renderDataset(root, { namespace, name }) {
     if (!versions.length) return emptyState('No versions yet');
     // Versions come newest first; each is compared with the one before it in time.
     const all = (res.totalCount ?? versions.length) <= versions.length;
-    return h('div', { class: 'versions', id: 'versions' }, versions.map((v, i) => versionRow(v, versions[i + 1], all)),
+    return h('div', { class: 'versions', id: 'versions' }, versions.map((v, i) => versionRow(v, versions[i + 1], all, i < LINEAGE_NOW ? 'now' : 'ask', namespace, name)),
       all ? null : h('p', { class: 'muted small' }, `Showing the newest ${versions.length} of ${res.totalCount} versions.`));
   });
   return null;
 }
 
-function versionRow(v, prev, all) {
+// Versions whose "made from" / "used by" load with the page; older ones load on request.
+const LINEAGE_NOW = 10;
+
+/** "Made from" (the exact input versions its run read) and "used by" (versions made from it). */
+function versionLineage(namespace, name, v, when) {
+  const el = h('div', { class: 'version-links' });
+  const side = (direction, title, empty) => {
+    const box = h('div', { class: `version-${direction}` }, h('h5', null, title));
+    const list = h('div');
+    box.append(list);
+    loadInto(list, () => api.versionLineage(namespace, name, v.version, direction, 1), (res) => {
+      const vs = (res.versions || []).filter((x) => x.distance === 1);
+      const more = res.hiddenVersions ? h('div', { class: 'muted small' }, `${res.hiddenVersions} more your token may not read`) : null;
+      if (!vs.length) return [h('span', { class: 'muted' }, empty), more];
+      return [h('ul', { class: 'plain' }, vs.map((x) => h('li', { 'data-dataset': x.name, 'data-version': x.version || '' },
+        h('a', { href: links.dataset(x.namespace, x.name), 'data-link': '', title: `${x.namespace} ${x.name}` }, datasetName(x.name).short), ' ',
+        h('span', { class: 'mono muted', title: x.version || '' }, x.version ? shortId(x.version) : 'unknown version'),
+        direction === 'downstream' && x.runId ? [' by ', h('a', { class: 'mono', href: links.run(x.runId), 'data-link': '' }, `run ${shortId(x.runId)}`)] : null,
+        direction === 'upstream' && x.versionSource ? h('span', { class: 'muted small' }, ` · ${x.versionSource}`) : null))), more];
+    });
+    return box;
+  };
+  const fill = () => mount(el, side('upstream', 'Made from', 'no input versions known'), side('downstream', 'Used by', 'not read yet'));
+  if (when === 'now') fill();
+  else el.append(h('button', { class: 'btn btn-small', onclick: fill }, 'Made from / used by'));
+  return el;
+}
+
+function versionRow(v, prev, all, when, namespace, name) {
   const run = v.createdByRun;
   const diff = prev ? schemaDiff(prev.fields, v.fields) : null;
   const changes = diff && !diff.same ? h('div', { class: 'diff' },
@@ -93,7 +121,8 @@ function versionRow(v, prev, all) {
       h('span', { class: 'spacer' }),
       run ? [badge(run.state), ' ', h('a', { href: links.run(run.id), 'data-link': '', class: 'mono' }, `run ${shortId(run.id)}`)] : h('span', { class: 'muted' }, 'no run')),
     prev ? (changes || h('div', { class: 'muted small' }, 'Same schema as the previous version'))
-      : all ? h('div', { class: 'muted small' }, 'First version') : null);
+      : all ? h('div', { class: 'muted small' }, 'First version') : null,
+    versionLineage(namespace, name, v, when));
 }
 
 /** Rows written by the run that produced each version, oldest first. */

@@ -2,7 +2,8 @@
 import { api, links } from '../api.js';
 import { badge, errorState, facetList, h, mount, section, spinner, table } from '../dom.js';
 import { fmtBytes, fmtDuration, fmtNumber, fmtTime, shortId, runDuration } from '../format.js';
-import { header, kv, loadInto, versionId } from './common.js';
+import { header, kv, loadInto, runState, versionId } from './common.js';
+import { suspects } from './run_diff.js';
 
 export async function renderRun(root, { id }) {
   document.title = `Run ${shortId(id)} · plumbline`;
@@ -19,15 +20,19 @@ export async function renderRun(root, { id }) {
   const err = facets.errorMessage;
   const parent = facets.parent;
   const jobFacetsEl = h('div');
+  const rootCauseEl = h('div', { id: 'root-cause' });
+  const failed = String(run.state || '').toUpperCase().startsWith('FAIL');
   mount(root, h('div', { class: 'page' },
     header('Run', h('span', { class: 'mono' }, run.id),
       job.name ? h('span', null, 'of job ', h('a', { href: links.job(job.namespace, job.name), 'data-link': '' }, job.name), h('span', { class: 'muted' }, ` · ${job.namespace}`)) : null,
-      badge(run.state)),
+      badge(run.state),
+      h('a', { class: 'btn', href: links.runDiff(run.id), 'data-link': '', id: 'compare-run', title: 'What changed since the last COMPLETE run of the job (or another run)' }, 'Compare with…')),
     err ? h('div', { class: 'alert alert-error', id: 'run-error' },
       h('strong', null, 'Error'),
       errorMessage(err.message),
       err.stackTrace ? h('details', { class: 'stack', open: true }, h('summary', null, `Stack trace${err.programmingLanguage ? ` (${err.programmingLanguage})` : ''}`),
         h('pre', { class: 'stacktrace', id: 'stack-trace' }, err.stackTrace)) : null) : null,
+    failed ? section('Root cause', rootCauseEl) : null,
     h('div', { class: 'grid-2' },
       section('Timing', kv([
         ['State', badge(run.state)],
@@ -47,6 +52,7 @@ export async function renderRun(root, { id }) {
     section('Run facets', facetList(facets)),
     section('Job facets', jobFacetsEl)));
   loadInto(jobFacetsEl, () => api.runFacets(id, 'job'), (res) => facetList(res.facets));
+  if (failed) loadInto(rootCauseEl, () => api.rootCause(id), rootCause);
   return null;
 }
 
@@ -74,4 +80,27 @@ function ioTable(list, statsKey, tableId) {
       h('td', { class: 'num' }, fmtBytes(st.size)),
       h('td', { class: 'num' }, st.fileCount === undefined ? '—' : fmtNumber(st.fileCount)));
   }), { id: tableId });
+}
+
+/** The root-cause panel of a failed run: what changed in it, then the upstream runs that wrote what
+ * it read, suspects first. */
+function rootCause(rc) {
+  const ups = rc.upstream || [];
+  const reason = { failed: 'failed', jobChanged: 'job changed', inputChanged: 'input changed', outputChanged: 'output changed' };
+  return [
+    h('h3', null, 'In this run', rc.against ? h('span', { class: 'muted small' }, ' · against ', h('a', { class: 'mono', href: links.runDiff(rc.run.id, rc.against), 'data-link': '' }, `run ${shortId(rc.against)}`)) : null),
+    suspects(rc.changes, 'root-cause-changes'),
+    h('h3', null, 'Upstream runs that wrote what it read'),
+    ups.length ? table(['Distance#', 'Run', 'State', 'Why', 'Wrote'], ups.map((u) => h('tr', { class: u.suspect ? 'suspect' : '', 'data-run': u.run.id, 'data-suspect': String(u.suspect) },
+      h('td', { class: 'num' }, String(u.distance)),
+      h('td', null, h('a', { href: links.job(u.run.job.namespace, u.run.job.name), 'data-link': '' }, u.run.job.name), ' ',
+        h('a', { class: 'mono small', href: links.run(u.run.id), 'data-link': '' }, shortId(u.run.id))),
+      h('td', null, badge(runState(u.state))),
+      h('td', null, u.reasons.length ? u.reasons.map((r) => h('span', { class: 'tag tag-indirect' }, reason[r] || r)) : h('span', { class: 'muted' }, 'unchanged'),
+        u.changes.length ? h('div', { class: 'muted small' }, u.changes.map((c) => `${c.subject}: ${c.detail}`).join('; ')) : null),
+      h('td', null, (u.produced || []).map((p) => h('div', null, h('a', { href: links.dataset(p.namespace, p.name), 'data-link': '' }, p.name), ' ', h('span', { class: 'mono muted small' }, shortId(p.version))))))), { id: 'root-cause-upstream' })
+      : h('p', { class: 'muted' }, 'No upstream run is known to have written what this run read.'),
+    (rc.prunedRuns || []).length ? h('p', { class: 'muted small' }, `Pruned writers: ${rc.prunedRuns.map((r) => `${r.job.name} ${shortId(r.id)} (pruned ${fmtTime(r.prunedAt)})`).join(', ')}.`) : null,
+    rc.truncated ? h('p', { class: 'muted small' }, 'The walk stopped at the server\'s node cap.') : null,
+  ];
 }
