@@ -20,6 +20,7 @@ from typing import Any
 
 from sqlalchemy.engine import Connection
 
+from plumbline.analysis.pruned import PrunedRun, pruned_by_id
 from plumbline.analysis.rerun_model import (
     BadVersion,
     JobRef,
@@ -106,13 +107,29 @@ def rerun_plan(
         )
         for step in shown
     )
+    # runs pruned since the bad data appeared, of jobs reading an affected dataset: what they read
+    # is gone, so they are named rather than silently left out
+    affected_datasets = {v.dataset_id for v in seed_refs.values()} | {
+        rv.dataset_id for rvs in io.values() for rv in rvs if rv.direction == "output"
+    }
+    start = since or min((v.created_at for v in seed_refs.values() if v.created_at), default=None)
+    pruned: tuple[PrunedRun, ...] = ()
+    if start is not None:
+        uuids = q.pruned_readers_since(conn, sorted(affected_datasets), start)
+        found = pruned_by_id(conn, uuids)
+        pruned = tuple(p for _, p in sorted(found.items()) if _readable_job(p, visible_to))
     return RerunPlan(
         source=source,
         bad_versions=bad_versions,
         steps=final,
         affected_versions=len(bad),
         hidden_steps=len(steps) - len(shown),
+        pruned=pruned,
     )
+
+
+def _readable_job(run: PrunedRun, visible_to: VisibleTo) -> bool:
+    return visible_to is None or run.namespace in visible_to
 
 
 def _seeds(

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from plumbline.analysis.pruned import PrunedRun
 from plumbline.store import iso
 
 
@@ -117,6 +118,8 @@ class RerunPlan:
     steps: tuple[RerunStep, ...]
     affected_versions: int
     hidden_steps: int
+    # runs db prune removed that may have read affected data (their reads are no longer stored)
+    pruned: tuple[PrunedRun, ...] = ()
 
     def groups(self) -> list[dict[str, Any]]:
         """Steps by parent job (an Airflow task, a dbt model, a Spark application), in order."""
@@ -136,4 +139,5 @@ class RerunPlan:
             "groups": self.groups(),
             "affectedVersions": self.affected_versions,
             "hiddenSteps": self.hidden_steps,
+            "prunedRuns": [p.to_json() for p in self.pruned],
         }

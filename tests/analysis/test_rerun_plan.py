@@ -154,3 +154,22 @@ def test_bad_input(engine: sa.Engine, history: dict[str, str]) -> None:
         plan(engine, node_id="oops", since=T0)
     with pytest.raises(InvalidArgumentError):
         plan(engine)
+
+
+def test_runs_pruned_since_the_bad_data_are_named(
+    engine: sa.Engine, history: dict[str, str]
+) -> None:
+    from plumbline.store.write.prune import prune
+
+    # the first run of j2 (minute 10) and of j1 (minute 0) go; each job's latest stays
+    prune(engine, T0 + timedelta(minutes=15))
+    result = plan(engine, node_id="dataset:ns:a", since=T0)
+    assert jobs(result) == ["j2", "j3", "j4"]
+    assert [r.id for r in result.steps[0].runs] == [history["j2"]]
+    # j2 reads a: its pruned run may have read affected data; j1's (reads raw) is not named
+    assert [(p.id, p.job) for p in result.pruned] == [(history["early"], "j2")]
+    doc = result.to_json()["prunedRuns"][0]
+    assert doc["job"] == {"namespace": "ns", "name": "j2"} and doc["prunedAt"]
+    # a plan starting after those runs ended names none
+    later = plan(engine, node_id="dataset:ns:a", since=T0 + timedelta(minutes=15))
+    assert later.pruned == ()

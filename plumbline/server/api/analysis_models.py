@@ -130,6 +130,14 @@ class RerunBadVersion(Model):
     runId: str | None
 
 
+class RerunPrunedRun(Model):
+    id: str
+    job: RerunJob
+    state: str | None
+    endedAt: str | None
+    prunedAt: str | None
+
+
 class RerunPlan(Model):
     source: dict[str, str] = Field(
         description="the question: nodeId with since or version, or runId"
@@ -139,3 +147,7 @@ class RerunPlan(Model):
     groups: list[RerunGroup] = Field(description="steps by parent job, in order")
     affectedVersions: int = Field(description="bad versions and the versions derived from them")
     hiddenSteps: int = Field(description="steps of jobs the caller's token may not read")
+    prunedRuns: list[RerunPrunedRun] = Field(
+        description="runs `db prune` removed, since the bad data appeared, of jobs reading an "
+        "affected dataset: what they read is no longer stored, so they may need a rerun too"
+    )

@@ -100,3 +100,29 @@ def versions_written_since(conn: Connection, job_id: int, since: datetime) -> li
     """The ids of the versions runs of a job wrote at or after ``since``."""
     rows = conn.execute(_WRITTEN_SINCE, {"job_id": job_id, "since": since}).scalars()
     return sorted(int(v) for v in rows)
+
+
+_PRUNED_READERS = (
+    sa.select(s.pruned_runs.c.run_uuid)
+    .where(
+        s.pruned_runs.c.job_id.in_(
+            sa.select(s.job_dataset_edges.c.job_id).where(
+                in_ids(s.job_dataset_edges.c.dataset_id),
+                s.job_dataset_edges.c.direction == "input",
+            )
+        ),
+        s.pruned_runs.c.ended_at >= sa.bindparam("since", type_=s.Timestamp),
+    )
+    .order_by(s.pruned_runs.c.run_uuid)
+)
+
+
+def pruned_readers_since(
+    conn: Connection, dataset_ids: Sequence[int], since: datetime
+) -> list[str]:
+    """The uuids of runs ``db prune`` removed that ended at or after ``since``, of jobs that read
+    one of these datasets (what each of them read is no longer stored)."""
+    if not dataset_ids:
+        return []
+    params = {"ids": sorted(set(dataset_ids)), "since": since}
+    return [str(u) for u in conn.execute(_PRUNED_READERS, params).scalars()]
