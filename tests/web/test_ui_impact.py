@@ -55,6 +55,11 @@ def test_impact_downstream_of_a_diamond(page: Any, diamond: UiServer, artifacts:
     page.wait_for_selector("svg.graph .node-more")
     assert page.locator("svg.graph .node-more").get_attribute("data-count") == "6"
     assert float(page.get_attribute("svg.graph", "data-scale")) >= 0.8
+    # The list scrolls beside a graph the size of the window, the start node in sight.
+    graph = page.locator("svg.graph").bounding_box()
+    assert graph["y"] + graph["height"] <= 900
+    start = page.locator(f'svg.graph .node[data-id="{SRC}"]').bounding_box()
+    assert graph["y"] < start["y"] < graph["y"] + graph["height"] - start["height"]
     page.screenshot(path=str(artifacts / "impact_downstream.png"))
     # Picking a folded node in the list shows it in the graph and selects it.
     hidden = [j for j in fan_jobs if page.locator(f'svg.graph .node[data-id="{j}"]').count() == 0]
@@ -122,4 +127,10 @@ def test_lineage_fan_out_folds_and_expands(page: Any, diamond: UiServer, artifac
     assert page.locator("#open-impact").get_attribute("href") == (
         f"/impact?node={quote(SRC, safe='')}&direction=downstream"
     )
+    # The side panel links the selected node's impact both ways.
+    page.click(f'svg.graph .node[data-id="{LEFT_JOB}"] .node-box')
+    page.click("#panel-impact-up")
+    page.wait_for_selector(".impact-level")
+    assert page.url.endswith(f"/impact?node={quote(LEFT_JOB, safe='')}&direction=upstream")
+    assert level_ids(page, 1) == [SRC]
     assert page.page_errors == []

@@ -20,6 +20,10 @@ GOOD = ae.JOIN_RUNS[0]
 
 
 def test_run_diff_of_a_failed_run(page: Any, diamond: UiServer, artifacts: Path) -> None:
+    page.goto(f"{diamond.url}/jobs/shop/{quote(ae.JOIN_JOB, safe='')}")
+    page.wait_for_selector("#runs-table")
+    diff = page.locator(f'#runs-table tr[data-run="{FAILED}"] a.run-diff')
+    assert diff.get_attribute("href") == f"/runs/{FAILED}/diff"
     page.goto(f"{diamond.url}/runs/{FAILED}")
     page.click("#compare-run")
     page.wait_for_selector("#diff-inputs")

@@ -62,7 +62,8 @@ export async function renderJob(root, { namespace, name }) {
       ? h('p', { class: 'muted small' }, `Showing the newest ${runs.length} of ${res.totalCount} runs.`) : null;
     return [more, table(['State', 'Run', 'Started', 'Duration', 'Inputs', 'Outputs'], runs.map((r) => h('tr', { 'data-run': r.id },
       h('td', null, badge(r.state)),
-      h('td', null, h('a', { class: 'mono', href: links.run(r.id), 'data-link': '' }, shortId(r.id)),
+      h('td', null, h('a', { class: 'mono', href: links.run(r.id), 'data-link': '' }, shortId(r.id)), ' ',
+        h('a', { class: 'small run-diff', href: links.runDiff(r.id), 'data-link': '', title: 'What changed since the last COMPLETE run before it' }, 'diff'),
         r.state === 'FAILED' && r.facets && r.facets.errorMessage ? h('div', { class: 'run-error' }, r.facets.errorMessage.message) : null),
       h('td', { class: 'muted nowrap' }, fmtShortTime(r.startedAt || r.createdAt)),
       h('td', null, fmtDuration(runDuration(r))),

@@ -274,7 +274,8 @@ export function renderLineage(root, _params, query) {
             t ? h('span', { class: `tag tag-${(t.type || '').toLowerCase()}` }, [t.type, t.subtype].filter(Boolean).join(' · ')) : null);
         })) : h('p', { class: 'muted' }, 'No inputs: a source column.'),
         h('div', { class: 'panel-actions' },
-          h('a', { class: 'btn', href: links.lineage(nodeIds.dataset(d.namespace, d.dataset), { depth: String(depth), column: d.field }), 'data-link': '' }, 'Centre on this column')));
+          h('a', { class: 'btn', href: links.lineage(nodeIds.dataset(d.namespace, d.dataset), { depth: String(depth), column: d.field }), 'data-link': '' }, 'Centre on this column')),
+        impactActions(id));
     } else {
       const isJob = n.type === 'JOB';
       const page = isJob ? links.job(d.namespace, d.name) : links.dataset(d.namespace, d.name);
@@ -290,7 +291,8 @@ export function renderLineage(root, _params, query) {
       }
       parts.push(h('div', { class: 'panel-actions' },
         h('a', { class: 'btn btn-primary', href: page, 'data-link': '' }, isJob ? 'Open job' : 'Open dataset'),
-        id !== node ? h('a', { class: 'btn', href: links.lineage(id, { depth: String(depth) }), 'data-link': '' }, 'Centre here') : null));
+        id !== node ? h('a', { class: 'btn', href: links.lineage(id, { depth: String(depth) }), 'data-link': '' }, 'Centre here') : null),
+        impactActions(id));
       parts.push(h('div', { class: 'panel-actions' },
         h('button', { class: 'btn', id: 'expand-up', onclick: () => expand(id, 'up'), disabled: !hidden.up }, `Expand upstream${hidden.up ? ` (${hidden.up})` : ''}`),
         h('button', { class: 'btn', id: 'expand-down', onclick: () => expand(id, 'down'), disabled: !hidden.down }, `Expand downstream${hidden.down ? ` (${hidden.down})` : ''}`)));
@@ -307,6 +309,13 @@ export function renderLineage(root, _params, query) {
   return () => {
     document.removeEventListener('keydown', onKey);
   };
+}
+
+/** Links to the impact view of a node, both ways. */
+function impactActions(id) {
+  return h('div', { class: 'panel-actions' },
+    h('a', { class: 'btn', id: 'panel-impact-down', href: links.impact(id, 'downstream'), 'data-link': '', title: 'Everything this feeds, by distance' }, 'Impact ↓'),
+    h('a', { class: 'btn', id: 'panel-impact-up', href: links.impact(id, 'upstream'), 'data-link': '', title: 'Everything this comes from, by distance' }, 'Sources ↑'));
 }
 
 function isIndirect(t) {
