@@ -200,9 +200,17 @@ export class GraphView {
     this.svg.dataset.clamped = String(k < MIN_FIT_SCALE);
     if (k < MIN_FIT_SCALE) {
       const at = [this.selected, this.options && this.options.focusId].find((id) => id && this.layout.nodes.has(id));
-      if (at) { this.centerOn(at); return; }
       this.t.x = 20;
       this.t.y = 20;
+      if (at) {
+        this.centerOn(at);
+        // No empty margin where the graph could be: slide it back towards the canvas's edges
+        // (the focus stays in sight: it moves at most by the empty space).
+        const gw = this.layout.width * this.t.k;
+        const gh = this.layout.height * this.t.k;
+        this.t.x = gw > width ? Math.min(20, Math.max(width - 20 - gw, this.t.x)) : (width - gw) / 2;
+        this.t.y = gh > height ? Math.min(20, Math.max(height - 20 - gh, this.t.y)) : (height - gh) / 2;
+      }
     } else {
       this.t.x = (width - this.layout.width * this.t.k) / 2;
       this.t.y = (height - this.layout.height * this.t.k) / 2;
