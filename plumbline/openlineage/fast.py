@@ -120,7 +120,9 @@ def _parse(data: bytes | msgspec.Raw) -> ParsedEvent:
         else:
             raw[key] = head[key] = decoded = _decode(value)
             canonical_parts[key] = _canonical(decoded)
-            if next(limits.document_violations(decoded, base_depth=2), None) is not None:
+            if not limits.surely_within(bytes(value), 2) and (
+                next(limits.document_violations(decoded, base_depth=2), None) is not None
+            ):
                 raise _Unusual
     if event_kind(dict.fromkeys(top) | head) != "RunEvent":
         raise _Unusual
@@ -168,16 +170,18 @@ def _piece(slot: str, model: type[BaseModel], data: msgspec.Raw) -> _Piece:
     if piece is None:
         document = _decode(key[1])
         canonical = _canonical(document)
-        within = _within_limits(slot, document)
+        within = _within_limits(slot, document, key[1])
         piece = _Piece(model.model_validate(document), document, canonical, within)
         CACHE.put(key, piece, len(key[1]) * _MEMORY_PER_BYTE)
     return piece
 
 
-def _within_limits(slot: str, document: Any) -> bool:
+def _within_limits(slot: str, document: Any, data: bytes) -> bool:
     """Whether a piece keeps the limits, at its level in the event (remembered with it)."""
     depth = 2 if slot in _OBJECTS else 3  # the event is level 1; an array's elements level 3
-    if next(limits.document_violations(document, base_depth=depth), None) is not None:
+    if not limits.surely_within(data, depth) and (
+        next(limits.document_violations(document, base_depth=depth), None) is not None
+    ):
         return False
     return not limits.part_violations(slot, document)
 

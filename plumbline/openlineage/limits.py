@@ -67,6 +67,29 @@ def document_violations(document: Any, base_depth: int = 1) -> Iterator[tuple[Pa
             stack.extend(((*path, i), item, depth + 1) for i, item in enumerate(value))
 
 
+_NOT_BRACKETS = bytes(set(range(256)) - set(b"{}[]"))
+
+
+def surely_within(data: bytes, base_depth: int = 1) -> bool:
+    """A quick check on a JSON document's bytes, at C speed: True when it surely keeps the
+    nesting, NUL and string-size limits (False: walk it with :func:`document_violations`)."""
+    if b"\\u0000" in data or len(data) > MAX_STRING:
+        return False
+    # brackets inside strings are counted too: they only make the check give up more often (a
+    # string's unpaired bracket unbalances the sequence) or bound the depth less tightly
+    brackets = data.translate(None, _NOT_BRACKETS)
+    passes = 0
+    while brackets:
+        shorter = brackets.replace(b"{}", b"").replace(b"[]", b"")
+        if len(shorter) == len(brackets):
+            return False  # unbalanced: the walk decides
+        brackets, passes = shorter, passes + 1
+        # a pass removes one or two levels: 2 * passes bounds the depth
+        if base_depth - 1 + 2 * passes > MAX_NESTING:
+            return False
+    return True
+
+
 def _string_violations(path: Path, text: str, what: str = "it") -> Iterator[tuple[Path, str]]:
     if "\x00" in text:
         yield path, f"holds a NUL character (\\u0000) in {what}, which the store cannot hold"
@@ -205,34 +228,46 @@ def _schema_fields(found: list[tuple[Path, str]], path: Path, fields: Any, prefi
 
 
 def _column_lineage(found: list[tuple[Path, str]], path: Path, facet: Any, text: Any) -> None:
+    """Names in a columnLineage facet (often most of an event: the loop is kept tight)."""
     if not isinstance(facet, dict):
         return
     outputs = facet.get("fields")
-    inputs: list[tuple[Path, Any]] = []
+    groups: list[tuple[Path, Any]] = [((*path, "dataset"), facet.get("dataset"))]
     if isinstance(outputs, dict):
         for name, output in outputs.items():
             if isinstance(name, str) and len(name) > MAX_FIELD:
-                found.append(
-                    (
-                        (*path, "fields", name[:40] + "…"),
-                        f"names a field longer than {MAX_FIELD} characters",
-                    )
-                )
-            for index, item in enumerate(_list(_get(output, "inputFields"))):
-                inputs.append(((*path, "fields", name, "inputFields", index), item))
-    for index, item in enumerate(_list(facet.get("dataset"))):
-        inputs.append(((*path, "dataset", index), item))
-    for where, item in inputs:
-        if not isinstance(item, dict):
+                where = (*path, "fields", name[:40] + "…")
+                found.append((where, f"names a field longer than {MAX_FIELD} characters"))
+            if isinstance(output, dict):
+                groups.append(((*path, "fields", name, "inputFields"), output.get("inputFields")))
+    for where, items in groups:
+        if not isinstance(items, list):
             continue
-        text((*where, "namespace"), item.get("namespace"), MAX_NAMESPACE)
-        text((*where, "name"), item.get("name"), MAX_NAME)
-        text((*where, "field"), item.get("field"), MAX_FIELD)
-        for number, transformation in enumerate(_list(item.get("transformations"))):
-            if isinstance(transformation, dict):
-                at = (*where, "transformations", number)
-                text((*at, "type"), transformation.get("type"), TRANSFORMATION_TYPE)
-                text((*at, "subtype"), transformation.get("subtype"), TRANSFORMATION_SUBTYPE)
+        for index, item in enumerate(items):
+            if not isinstance(item, dict):
+                continue
+            namespace, name, field = item.get("namespace"), item.get("name"), item.get("field")
+            if (
+                (isinstance(namespace, str) and len(namespace) > MAX_NAMESPACE)
+                or (isinstance(name, str) and len(name) > MAX_NAME)
+                or (isinstance(field, str) and len(field) > MAX_FIELD)
+            ):
+                text((*where, index, "namespace"), namespace, MAX_NAMESPACE)
+                text((*where, index, "name"), name, MAX_NAME)
+                text((*where, index, "field"), field, MAX_FIELD)
+            transformations = item.get("transformations")
+            if not isinstance(transformations, list):
+                continue
+            for number, transformation in enumerate(transformations):
+                if not isinstance(transformation, dict):
+                    continue
+                kind, subtype = transformation.get("type"), transformation.get("subtype")
+                if (isinstance(kind, str) and len(kind) > TRANSFORMATION_TYPE) or (
+                    isinstance(subtype, str) and len(subtype) > TRANSFORMATION_SUBTYPE
+                ):
+                    at = (*where, index, "transformations", number)
+                    text((*at, "type"), kind, TRANSFORMATION_TYPE)
+                    text((*at, "subtype"), subtype, TRANSFORMATION_SUBTYPE)
 
 
 def _statistics(found: list[tuple[Path, str]], path: Path, facet: Any) -> None:
