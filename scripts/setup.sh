@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set up plumbline on a fresh machine: Java (for Spark), a virtualenv in .venv, the package.
 #   scripts/setup.sh          what `plumbline demo` needs
-#   scripts/setup.sh --test   also what the tests need (Chromium, the PostgreSQL JDBC driver, PostgreSQL running)
+#   scripts/setup.sh --test   also what the tests need (Chromium, the PostgreSQL JDBC driver, PostgreSQL
+#                             running, .venv-spark4 with the newest Spark line)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -48,6 +49,28 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
 fi
 
 if [ $want_test -eq 1 ]; then
+  # A second virtualenv with the newest Spark line (pyproject's tool.plumbline.spark4-test) and the
+  # test extra less its pyspark pin: scripts/test.sh runs the Spark tests again there.
+  if [ ! -x .venv-spark4/bin/python ]; then
+    log "creating virtualenv .venv-spark4"
+    "$python" -m venv .venv-spark4
+  fi
+  stamp=".venv-spark4/.plumbline-setup"
+  if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+    mapfile -t spark4_deps < <(.venv/bin/python - <<'PY'
+import tomllib
+project = tomllib.load(open("pyproject.toml", "rb"))
+print("\n".join(project["tool"]["plumbline"]["spark4-test"]))
+for requirement in project["project"]["optional-dependencies"]["test"]:
+    if not requirement.startswith("pyspark"):
+        print(requirement)
+PY
+)
+    log "installing ${spark4_deps[0]} in .venv-spark4 (first run downloads it, ~450 MB)"
+    .venv-spark4/bin/python -m pip install -q --upgrade pip
+    .venv-spark4/bin/python -m pip install -q -e . "${spark4_deps[@]}"
+    touch "$stamp"
+  fi
   apt_install chromium chromium-driver libpostgresql-jdbc-java fonts-dejavu-core
   if command -v pg_isready >/dev/null && ! pg_isready -q -h 127.0.0.1 -p 5432; then
     log "starting PostgreSQL"

@@ -7,6 +7,7 @@ cloned from a migrated template (fast), and drop it afterwards.
 from __future__ import annotations
 
 import os
+import sys
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -196,6 +197,9 @@ def spark(spark_workdir: Path) -> Iterator[object]:
     """
     from pyspark.sql import SparkSession
 
+    # Python workers run this interpreter, not the first python3 on PATH (Spark 4's Python UDFs
+    # need this virtualenv's pyarrow)
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     builder = (
         SparkSession.builder.master("local[2]")
         .appName(SPARK_APP_NAME)

@@ -20,8 +20,12 @@ from plumbline.spark import jvm
 from plumbline.spark.datasets import from_jdbc, from_table
 from plumbline.spark.facts import ActionFacts, DatasetFacts
 from plumbline.spark.plan import Node
+from plumbline.spark.vocabulary import (
+    CREATE_TABLE_COLUMNS,
+    CREATE_TABLE_SCHEMA,
+    DEFINING_COMMANDS,
+)
 from plumbline.spark.vocabulary import DDL_COMMANDS as DDL_COMMANDS  # re-exported
-from plumbline.spark.vocabulary import DEFINING_COMMANDS
 
 log = logging.getLogger(__name__)
 
@@ -253,8 +257,16 @@ class _Ddl:
         parts = [*(str(p) for p in ident.namespace()), str(ident.name())]
         facts = v2_catalog_facts(self.session, str(child.catalog().name()), parts, "CREATE")
         if facts is not None:
-            facts.schema = _json_fields(self.root.fields.get("tableSchema"))
+            facts.schema = _create_table_fields(self.root)
         return facts
+
+
+def _create_table_fields(root: Node) -> list[dict[str, Any]]:
+    """The columns of a V2 `CreateTable`: `ColumnDefinition` trees (Spark 4) or a StructType (3.5)."""
+    columns = root.trees(CREATE_TABLE_COLUMNS)
+    if columns:
+        return [{"name": c.fields.get("name"), "type": c.fields.get("dataType")} for c in columns]
+    return _json_fields(root.fields.get(CREATE_TABLE_SCHEMA))
 
 
 def _v2_table(resolved: Any) -> tuple[str, list[str], list[dict[str, Any]]]:

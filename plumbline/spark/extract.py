@@ -30,6 +30,7 @@ from plumbline.spark.vocabulary import (
     JDBC_RELATION,
     QUERY_STAGE_SUFFIX,
     RDD_RELATION,
+    RESULT_QUERY_STAGE,
     SCAN_EXEC_PREFIXES,
     SCAN_EXECS,
     STREAM_RELATIONS,
@@ -222,6 +223,8 @@ def read_metrics(qe: Any, facts: ActionFacts, *, written: bool = True) -> None:
     plan = qe.executedPlan()
     if str(plan.nodeName()) == ADAPTIVE_PLAN:
         plan = plan.executedPlan()
+        if str(plan.nodeName()) == RESULT_QUERY_STAGE:  # Spark 4: the write is inside it
+            plan = plan.plan()
     if written and facts.outputs and str(plan.nodeName()).startswith(WRITE_EXEC_PREFIXES):
         facts.outputs[0].stats = _renamed(jvm.metrics(plan), _WRITE_METRICS)
     inputs = {d.id.key: d for d in facts.inputs}

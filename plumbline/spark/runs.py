@@ -25,6 +25,7 @@ from plumbline.spark.extract import (
     describe_action,
 )
 from plumbline.spark.settings import PROPERTIES_KEY, captured_properties
+from plumbline.spark.vocabulary import SAVE_AS_TABLE_WRAPPERS
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +45,8 @@ class _ActionRun:
     run_id: str
     start_ms: float | None = None
     started: bool = False
-    nested: list[ActionFacts] = field(default_factory=list)
+    command: str | None = None  # the root execution's command, when read at its start
+    nested: dict[int, ActionFacts] = field(default_factory=dict)  # by execution id
     at_start: dict[int, ActionFacts] = field(default_factory=dict)  # by execution id
     readers: list[Any] = field(default_factory=list)  # QueryExecutions of nested reads
     stream: str | None = None  # the streaming query's run id, for a micro-batch
@@ -94,12 +96,19 @@ class RunTracker:
         self._root_of[execution_id] = root_id
         run = self._runs.setdefault(root_id, _ActionRun(events.new_run_id()))
         if execution_id != root_id:
+            # a wrapper's first nested write is the action (Spark 4.1's saveAsTable): START now
+            if run.command in SAVE_AS_TABLE_WRAPPERS and not run.started and qe is not None:
+                facts = describe_action(self._session, qe, with_metrics=False, memory=self._tables)
+                run.at_start[execution_id] = facts
+                if facts.writes:
+                    self._send_start(run, facts, time_ms)
             return
         run.start_ms = time_ms
         if qe is None:
             return
         facts = describe_action(self._session, qe, with_metrics=False, memory=self._tables)
         run.at_start[execution_id] = facts  # the plan does not change: read once
+        run.command = facts.command
         run.stream = streaming.batch_of(qe)
         if run.stream is not None:  # micro-batches are folded into the query's run at their end
             return
@@ -120,13 +129,17 @@ class RunTracker:
             facts.error = jvm.failure_text(failure)
         if execution_id != root_id:
             if facts is not None:
-                run.nested.append(facts)
+                run.nested[execution_id] = facts
                 if not facts.writes:
                     run.readers.append(qe)
             return
         del self._runs[root_id]
-        changes = self._catalog.take(root_id) if self._catalog is not None else None
-        merged = _merge(facts, run.nested)
+        changes = None
+        if self._catalog is not None:  # a nested execution may have made them (4.1 saveAsTable)
+            changes = self._catalog.take(root_id)
+            for nested_id in run.nested:
+                changes |= self._catalog.take(nested_id)
+        merged = _merge(facts, [run.nested[i] for i in sorted(run.nested)])
         if merged is not None:
             for reader in run.readers:
                 add_nested_scan_metrics(reader, merged)
@@ -260,7 +273,11 @@ def _apply_catalog_changes(facts: ActionFacts, changes: set[tuple[str, str, str]
 
 
 def _merge(root: ActionFacts | None, nested: list[ActionFacts]) -> ActionFacts | None:
-    """The root execution's facts, completed with what its nested executions measured."""
+    """The root execution's facts, completed with what its nested executions measured.
+
+    `nested` in the order the executions started: when the root writes nothing (a wrapper like
+    `SaveAsV1TableCommand`), the first nested write (the outermost) is the action.
+    """
     writers = [f for f in nested if f.writes]
     if root is None or not root.writes:
         root = writers[0] if writers else root

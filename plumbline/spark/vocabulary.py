@@ -110,6 +110,10 @@ WRITE_COMMANDS = frozenset(
         *STREAM_WRITES,
     }
 )
+# Spark 4.1+: `saveAsTable` to the session catalog runs as this command, which runs the write
+# (`CreateDataSourceTableAsSelectCommand`, `InsertIntoHadoopFsRelationCommand`...) as nested
+# executions: the action is the outermost nested write.
+SAVE_AS_TABLE_WRAPPERS = frozenset({"SaveAsV1TableCommand"})
 # Write commands that carry a SaveMode (`mode()`).
 WRITES_WITH_MODE = frozenset(
     {
@@ -136,6 +140,10 @@ DDL_COMMANDS = frozenset(
         "AddColumns",
     }
 )
+# Spark 4.0+: the fields of a V2 `CreateTable` that hold its columns (`ColumnDefinition` trees with
+# `name` and `dataType`); 3.5's holds a StructType in `tableSchema`.
+CREATE_TABLE_COLUMNS = "columns"
+CREATE_TABLE_SCHEMA = "tableSchema"
 # Commands after which the capture knows a table's whole schema (DDL and CREATE ... AS SELECT).
 DEFINING_COMMANDS = DDL_COMMANDS | {"CreateDataSourceTableAsSelectCommand"}
 
@@ -154,3 +162,5 @@ SCAN_EXEC_PREFIXES = ("Scan ", "BatchScan ")
 SCAN_EXECS = frozenset({"InMemoryTableScan"})
 QUERY_STAGE_SUFFIX = "QueryStage"
 ADAPTIVE_PLAN = "AdaptiveSparkPlan"
+# Spark 4.0+: the final stage of an adaptive plan, wrapping its root (a write's command node).
+RESULT_QUERY_STAGE = "ResultQueryStage"
