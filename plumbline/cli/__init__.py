@@ -19,6 +19,7 @@ _COMMANDS: dict[str, str] = {
     "db": "plumbline.cli.db:db",
     "demo": "plumbline.cli.demo:demo",
     "run": "plumbline.cli.run:run",
+    "connect-server": "plumbline.cli.connect_server:connect_server",
     "replay": "plumbline.cli.replay:replay",
     "token": "plumbline.cli.token:token",
     "impact": "plumbline.cli.impact:impact",

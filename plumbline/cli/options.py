@@ -56,3 +56,24 @@ class ScriptPath(click.Path):
         if isinstance(value, str) and value.startswith("-") and value != "-":
             raise click.NoSuchOption(value, ctx=ctx)
         return super().convert(value, param, ctx)
+
+
+def capture_options(command: click.decorators.FC) -> click.decorators.FC:
+    """The capture's settings as options (`--transport`, `--url`, `--api-key`, `--path`,
+    `--namespace`), passed to the command as keyword arguments of the same names."""
+    for option in reversed(
+        [
+            click.option(
+                "--transport",
+                type=click.Choice(["http", "file", "console"]),
+                default=None,
+                help="Where events go (default: Spark conf, then PLUMBLINE_TRANSPORT_TYPE).",
+            ),
+            click.option("--url", default=None, help="OpenLineage URL for the http transport."),
+            click.option("--api-key", default=None, help="API key sent as a Bearer token."),
+            click.option("--path", default=None, help="JSON Lines file for the file transport."),
+            click.option("--namespace", default=None, help="Job namespace (default: 'default')."),
+        ]
+    ):
+        command = option(command)
+    return command

@@ -9,7 +9,7 @@ import time
 from typing import Any
 
 from plumbline import __version__
-from plumbline.spark import events, jvm, rdd_jobs
+from plumbline.spark import connect, events, jvm, rdd_jobs
 from plumbline.spark import listener as listeners
 from plumbline.spark.listener import CaptureWorker, QueryEnds, SqlExecutionListener
 from plumbline.spark.runs import AppRun, RunTracker
@@ -176,9 +176,18 @@ def enable(
 ) -> CaptureHandle | None:
     """Capture lineage of every action of `spark`; idempotent; never raises (returns None on error).
 
+    A Spark Connect client session is captured through the in-process server of
+    `remote("local[…]")`; a client of a server elsewhere gets one warning and None.
+
     `transport` is a type name (`http`, `file`, `console`), a `TransportConfig` or a `Transport`.
     """
     try:
+        if connect.is_connect_session(spark):
+            hosting = connect.local_server_session(spark)  # remote("local[…]"): in this process
+            if hosting is None:
+                log.warning(connect.NO_DRIVER_HERE)
+                return None
+            spark = hosting
         with _lock:
             existing = _handles.get(id(spark.sparkContext))
             if existing is not None:
