@@ -12,28 +12,12 @@ def check_db_url(ctx: click.Context, param: click.Parameter, value: str | None) 
     driver), refused as a usage error otherwise, before anything connects."""
     if value is None:
         return None
-    import sqlalchemy as sa
-    from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+    from plumbline.store import UnsupportedDatabaseURLError, check_store_url
 
     try:
-        url = sa.make_url(value)
-    except ArgumentError:
-        raise click.BadParameter(
-            f"{value!r} is not a database URL (sqlite:///PATH or postgresql+psycopg://USER@HOST/DB)"
-        ) from None
-    if url.get_backend_name() not in ("sqlite", "postgresql"):
-        raise click.BadParameter(
-            f"{url.get_backend_name()!r}: plumbline stores lineage in SQLite or PostgreSQL "
-            "(sqlite:///PATH or postgresql+psycopg://USER@HOST/DB)"
-        )
-    if url.drivername != "postgresql":  # a bare postgresql:// means psycopg (shipped)
-        try:
-            url.get_dialect().import_dbapi()
-        except (NoSuchModuleError, ImportError) as exc:
-            raise click.BadParameter(
-                f"the driver of {url.drivername!r} is not installed ({exc}); "
-                "use postgresql+psycopg:// or sqlite:///"
-            ) from None
+        check_store_url(value)
+    except UnsupportedDatabaseURLError as exc:
+        raise click.BadParameter(str(exc)) from None
     return value
 
 

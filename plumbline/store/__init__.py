@@ -18,8 +18,18 @@ from plumbline._exports import load_export
 
 if TYPE_CHECKING:
     from plumbline.store import outbox, read, tokens, write
-    from plumbline.store.engine import create_store_engine, default_db_url, is_sqlite, ping
-    from plumbline.store.errors import SchemaTooNewError, StoreError
+    from plumbline.store.engine import (
+        check_store_url,
+        create_store_engine,
+        default_db_url,
+        is_sqlite,
+        ping,
+    )
+    from plumbline.store.errors import (
+        SchemaTooNewError,
+        StoreError,
+        UnsupportedDatabaseURLError,
+    )
     from plumbline.store.migrate import check_not_newer, current_revision, head_revision, upgrade
     from plumbline.store.read.common import dataset_pk, iso, job_pk, utc
     from plumbline.store.read.errors import InvalidArgumentError, NotFoundError, ReadError
@@ -45,12 +55,14 @@ if TYPE_CHECKING:
 
 # public name -> the module that defines it (a name mapped to "plumbline.store.<name>" is a module)
 _EXPORTS = {
+    "check_store_url": "plumbline.store.engine",
     "create_store_engine": "plumbline.store.engine",
     "default_db_url": "plumbline.store.engine",
     "is_sqlite": "plumbline.store.engine",
     "ping": "plumbline.store.engine",
     "SchemaTooNewError": "plumbline.store.errors",
     "StoreError": "plumbline.store.errors",
+    "UnsupportedDatabaseURLError": "plumbline.store.errors",
     "check_not_newer": "plumbline.store.migrate",
     "current_revision": "plumbline.store.migrate",
     "head_revision": "plumbline.store.migrate",
@@ -89,6 +101,7 @@ _EXPORTS = {
 
 __all__ = [
     "check_not_newer",
+    "check_store_url",
     "create_store_engine",
     "current_revision",
     "dataset_node",
@@ -119,6 +132,7 @@ __all__ = [
     "resolve_node_id",
     "SchemaTooNewError",
     "StoreError",
+    "UnsupportedDatabaseURLError",
     "StoreWriter",
     "tokens",
     "upgrade",

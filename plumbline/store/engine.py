@@ -7,6 +7,11 @@ from pathlib import Path
 import platformdirs
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+
+from plumbline.store.errors import UnsupportedDatabaseURLError
+
+_URL_FORMS = "sqlite:///PATH or postgresql+psycopg://USER@HOST/DB"
 
 
 def default_db_url() -> str:
@@ -15,6 +20,30 @@ def default_db_url() -> str:
     data_dir = Path(platformdirs.user_data_dir("plumbline"))
     data_dir.mkdir(parents=True, exist_ok=True)
     return f"sqlite:///{data_dir / 'plumbline.db'}"
+
+
+def check_store_url(value: str) -> None:
+    """Raise UnsupportedDatabaseURLError unless ``value`` is an SQLite or PostgreSQL URL whose
+    driver is installed; nothing connects."""
+    try:
+        url = sa.make_url(value)
+    except ArgumentError:
+        raise UnsupportedDatabaseURLError(
+            f"{value!r} is not a database URL ({_URL_FORMS})"
+        ) from None
+    if url.get_backend_name() not in ("sqlite", "postgresql"):
+        raise UnsupportedDatabaseURLError(
+            f"{url.get_backend_name()!r}: plumbline stores lineage in SQLite or PostgreSQL "
+            f"({_URL_FORMS})"
+        )
+    if url.drivername != "postgresql":  # a bare postgresql:// means psycopg (shipped)
+        try:
+            url.get_dialect().import_dbapi()
+        except (NoSuchModuleError, ImportError) as exc:
+            raise UnsupportedDatabaseURLError(
+                f"the driver of {url.drivername!r} is not installed ({exc}); "
+                "use postgresql+psycopg:// or sqlite:///"
+            ) from None
 
 
 def is_sqlite(url_or_engine: str | Engine) -> bool:

@@ -9,3 +9,7 @@ class StoreError(PlumblineError):
 
 class SchemaTooNewError(StoreError):
     """The database was migrated by a newer version of plumbline."""
+
+
+class UnsupportedDatabaseURLError(StoreError):
+    """A database URL the store cannot use (not a URL, another database, a missing driver)."""
