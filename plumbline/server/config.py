@@ -21,7 +21,12 @@ from typing import Any
 from plumbline.errors import PlumblineError
 from plumbline.openlineage.urls import lineage_endpoint
 from plumbline.server.outbox.policy import ENV_VARS, OutboxPolicy
-from plumbline.server.settings import DEFAULT_MAX_BODY_BYTES, ForwardTarget, ServerSettings
+from plumbline.server.settings import (
+    DEFAULT_MAX_BODY_BYTES,
+    MAX_BODY_BYTES_LIMIT,
+    ForwardTarget,
+    ServerSettings,
+)
 
 
 class ConfigError(PlumblineError):
@@ -141,12 +146,25 @@ def build_settings(
         store=store if store is not None else bool(file_config.get("store", True)),
         forward=tuple(forward),
         catalogs=catalogs,
-        max_body_bytes=max_body_bytes
-        or _config_int(file_config, "max_body_bytes", DEFAULT_MAX_BODY_BYTES),
+        max_body_bytes=_max_body_bytes(max_body_bytes, file_config),
         access_log=access_log
         if access_log is not None
         else bool(file_config.get("access_log", True)),
     )
+
+
+def _max_body_bytes(given: int | None, file_config: dict[str, Any]) -> int:
+    """The request body limit: from 1 byte to MAX_BODY_BYTES_LIMIT (ConfigError otherwise)."""
+    value = (
+        given
+        if given is not None
+        else _config_int(file_config, "max_body_bytes", DEFAULT_MAX_BODY_BYTES)
+    )
+    if not 1 <= value <= MAX_BODY_BYTES_LIMIT:
+        raise ConfigError(
+            f"max_body_bytes must be from 1 to {MAX_BODY_BYTES_LIMIT} (1 GiB), not {value}"
+        )
+    return value
 
 
 def _config_int(file_config: dict[str, Any], key: str, default: int) -> int:

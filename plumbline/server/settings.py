@@ -9,6 +9,7 @@ from typing import Any
 from plumbline.server.outbox.policy import OutboxPolicy
 
 DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024
+MAX_BODY_BYTES_LIMIT = 1024 * 1024 * 1024  # the largest --max-body-bytes accepted
 
 
 @dataclass(frozen=True)
