@@ -26,6 +26,7 @@ _COMMANDS: dict[str, str] = {
     "rerun-plan": "plumbline.cli.rerun_plan:rerun_plan",
     "diff": "plumbline.cli.run_analysis:diff",
     "root-cause": "plumbline.cli.run_analysis:root_cause",
+    "export": "plumbline.cli.export:export",
 }
 
 

@@ -454,3 +454,72 @@ outbox = sa.Table(
     sa.Index(None, "target", "status", "next_attempt_at"),
     sa.Index(None, "run_uuid"),
 )
+
+# Which run carried which column-lineage edge (migration 0012): the history behind the
+# ``plumbline_column_lineage`` view, deleted with its run. ``output_field_id`` 0: the input field
+# shapes the whole output dataset (a ``column_dataset_edges`` edge).
+run_column_lineage = sa.Table(
+    "run_column_lineage",
+    metadata,
+    _fk("run_id", "runs.id"),
+    _fk("output_dataset_id", "datasets.id"),
+    sa.Column("output_field_id", BigId, nullable=False),
+    _fk("input_field_id", "dataset_fields.id"),
+    sa.Column("transformation_type", sa.String(16), nullable=False),
+    sa.Column("transformation_subtype", sa.String(32), nullable=False),
+    sa.PrimaryKeyConstraint(
+        "run_id",
+        "output_dataset_id",
+        "output_field_id",
+        "input_field_id",
+        "transformation_type",
+        "transformation_subtype",
+    ),
+    sa.Index(None, "input_field_id"),
+)
+
+
+def _folded() -> list[sa.Column[object]]:
+    """What ``db prune`` keeps of an edge's pruned history: when, how often, last by which run."""
+    return [
+        sa.Column("first_seen", Timestamp, nullable=False),
+        sa.Column("last_seen", Timestamp, nullable=False),
+        sa.Column("run_count", sa.BigInteger, nullable=False),
+        sa.Column("last_run_uuid", Uuid, nullable=False),
+        sa.Column("last_run_state", sa.String(16), nullable=True),
+        sa.Column("last_run_at", Timestamp, nullable=False),
+    ]
+
+
+# The table-lineage history of pruned runs, folded per distinct (source, target, job) edge
+# (dataset id 0: none), so that the edge views keep every edge for good.
+pruned_table_lineage = sa.Table(
+    "pruned_table_lineage",
+    metadata,
+    sa.Column("source_dataset_id", BigId, nullable=False),
+    sa.Column("target_dataset_id", BigId, nullable=False),
+    _fk("job_id", "jobs.id"),
+    *_folded(),
+    sa.PrimaryKeyConstraint("source_dataset_id", "target_dataset_id", "job_id"),
+)
+
+# The column-lineage history of pruned runs, folded per distinct edge and job.
+pruned_column_lineage = sa.Table(
+    "pruned_column_lineage",
+    metadata,
+    _fk("job_id", "jobs.id"),
+    sa.Column("output_dataset_id", BigId, nullable=False),
+    sa.Column("output_field_id", BigId, nullable=False),
+    sa.Column("input_field_id", BigId, nullable=False),
+    sa.Column("transformation_type", sa.String(16), nullable=False),
+    sa.Column("transformation_subtype", sa.String(32), nullable=False),
+    *_folded(),
+    sa.PrimaryKeyConstraint(
+        "job_id",
+        "output_dataset_id",
+        "output_field_id",
+        "input_field_id",
+        "transformation_type",
+        "transformation_subtype",
+    ),
+)

@@ -31,6 +31,7 @@ __all__ = [
     "run_lineage",
     "runs",
     "search",
+    "sql_tables",
     "stats",
     "tags",
     "versions",

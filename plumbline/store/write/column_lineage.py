@@ -17,8 +17,14 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from plumbline.openlineage import RunEvent
 from plumbline.openlineage.facets import InputField
-from plumbline.store.schema import column_dataset_edges, column_lineage_edges, dataset_fields
+from plumbline.store.schema import (
+    column_dataset_edges,
+    column_lineage_edges,
+    dataset_fields,
+    run_column_lineage,
+)
 from plumbline.store.write.cache import EdgeKey, EdgeSeen, FieldKey, LineageSeen
 from plumbline.store.write.context import Batch, as_utc
 from plumbline.store.write.upsert import (
@@ -222,6 +228,67 @@ def write_edges(connection: Connection, rows: EdgeRows) -> None:
             ],
             rows.datasets,
         )
+
+
+def run_edge_rows(connection: Connection, batch: Batch) -> list[dict[str, Any]]:
+    """The column edges each run of the batch carried (``run_column_lineage`` rows, key-sorted):
+    the history behind the ``plumbline_column_lineage`` view. Output field id 0: the input field
+    shapes the whole output dataset."""
+    carried: dict[tuple[int, int, int], Any] = {}  # (run, output, facet object) -> facet
+    for appearance in batch.appearances:
+        facets = appearance.dataset.facets
+        lineage = facets.column_lineage if facets is not None else None
+        if lineage is None or lineage.deleted or not isinstance(appearance.event.event, RunEvent):
+            continue
+        run_id = batch.run_ids.get(appearance.event.run_id or "")
+        if run_id is not None:
+            output_id = batch.dataset_ids[appearance.key]
+            carried.setdefault((run_id, output_id, id(lineage)), lineage)
+    found: set[tuple[int, int, FieldKey | None, FieldKey, str, str]] = set()
+    for (run_id, output_id, _), lineage in carried.items():
+        for output_name, output_field in lineage.fields.items():
+            for input_field in output_field["inputFields"]:
+                source = (
+                    batch.dataset_ids[(input_field["namespace"], input_field["name"])],
+                    input_field["field"],
+                )
+                for t in _transformations(
+                    input_field,
+                    output_field.get("transformationType"),
+                    output_field.get("transformationDescription"),
+                ):
+                    found.add((run_id, output_id, (output_id, output_name), source, t[0], t[1]))
+        for input_field in lineage.dataset or []:
+            source = (
+                batch.dataset_ids[(input_field["namespace"], input_field["name"])],
+                input_field["field"],
+            )
+            for t in _transformations(input_field, None, None):
+                found.add((run_id, output_id, None, source, t[0], t[1]))
+    if not found:
+        return []
+    needed: set[FieldKey] = {key[3] for key in found}
+    needed.update(key[2] for key in found if key[2] is not None)
+    field_ids = ensure_fields(connection, batch, needed)
+    return [
+        {
+            "run_id": run_id,
+            "output_dataset_id": output_id,
+            "output_field_id": field_ids[output] if output is not None else 0,
+            "input_field_id": field_ids[source],
+            "transformation_type": kind,
+            "transformation_subtype": subtype,
+        }
+        for run_id, output_id, output, source, kind, subtype in sorted(
+            found,
+            key=lambda k: (k[0], k[1], field_ids[k[2]] if k[2] else 0, field_ids[k[3]], k[4], k[5]),
+        )
+    ]
+
+
+def write_run_edges(connection: Connection, rows: list[dict[str, Any]]) -> None:
+    """Record the runs of the edges (rows already stored stay as they are)."""
+    insert_ignore(connection, run_column_lineage, rows)
 
 
 _FIELD_IDS = sa.select(dataset_fields.c.dataset_id, dataset_fields.c.name, dataset_fields.c.id)

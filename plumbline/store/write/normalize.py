@@ -55,11 +55,13 @@ def normalize(
     job_versions = jobs.write_job_versions(connection, batch)
     runs.write_run_states(connection, batch, job_versions)
     edges = column_lineage.prepare_edges(connection, batch)
+    run_edges = column_lineage.run_edge_rows(connection, batch)
     # the rest only writes: one round trip on PostgreSQL instead of one per statement
     with pipelined(connection):
         runs.update_runs(connection, batch)
         jobs.write_job_edges(connection, batch)
         column_lineage.write_edges(connection, edges)
+        column_lineage.write_run_edges(connection, run_edges)
         datasets.update_datasets(connection, batch)
         jobs.update_jobs(connection, batch)
         unhide_namespaces(connection, batch)

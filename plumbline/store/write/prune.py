@@ -10,6 +10,9 @@ What each question needs, and what pruning keeps for it:
 - the dataset versions a pruned run wrote go with it unless a dataset still points at one as its
   current version or a kept run read it (version lineage and root cause from kept runs reach it;
   it then names its writer as pruned);
+- the lineage history of a pruned run (the ``plumbline_table_lineage`` and
+  ``plumbline_column_lineage`` views) goes with it, folded first into per-edge records so that the
+  edge views keep every edge with its first/last seen, run count and last run;
 - a run diff reads each run's column lineage from its raw events: pruned by when they were
   received, they leave the diff saying column lineage is not available and why.
 """
@@ -31,6 +34,7 @@ from plumbline.store.schema import (
     run_io,
     runs,
 )
+from plumbline.store.write.history_fold import fold_history
 
 
 def prune(engine: Engine, before: datetime, *, dry_run: bool = False) -> dict[str, int]:
@@ -84,6 +88,7 @@ def prune(engine: Engine, before: datetime, *, dry_run: bool = False) -> dict[st
             .where(dataset_versions.c.id.not_in(current))
             .where(dataset_versions.c.id.not_in(read_by_kept))
         ).rowcount
+        fold_history(connection, sa.select(runs.c.id).where(*doomed_where))
         pruned = connection.execute(sa.delete(runs).where(*doomed_where)).rowcount
         if dry_run:
             transaction.rollback()

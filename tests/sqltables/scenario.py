@@ -1,0 +1,88 @@
+"""A tiny pipeline over two days, ingested as real OpenLineage events, and what each lineage
+table holds for it (the shared helper of the SQL table tests: views on both backends, export,
+Spark SQL, recipes).
+
+    extract (run 1, day 1)  writes  file:/data/raw (a snapshot id, 2 rows)
+    clean   (run 2, day 1)  reads raw, writes file:/warehouse/clean (catalog table db.clean),
+                            column lineage: id <- raw.id (IDENTITY), total <- raw.amount
+                            (AGGREGATION), raw.country shapes the whole output (FILTER)
+    report  (run 3, day 2)  reads clean, writes nothing; FAILs
+    clean   (run 4, day 2)  reads raw, writes clean again, the same column lineage
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from sqlalchemy.engine import Engine
+from store_summary import column_lineage, dataset, facet, ingest, run_event
+
+JOBS = "pipeline"
+RAW = ("file", "/data/raw")
+CLEAN = ("file", "/warehouse/clean")
+DAY1, DAY2 = date(2024, 1, 1), date(2024, 1, 2)
+
+
+def run_uuid(n: int) -> str:
+    return f"00000000-0000-4000-8000-{n:012d}"
+
+
+def _stats(rows: int) -> dict[str, Any]:
+    return {"outputStatistics": facet(rowCount=rows, size=rows * 100)}
+
+
+def _raw(**extra: Any) -> dict[str, Any]:
+    return {**dataset(*RAW, **extra)}
+
+
+def _clean_out(rows: int) -> dict[str, Any]:
+    lineage = column_lineage(
+        {
+            "id": [(*RAW, "id", "DIRECT", "IDENTITY")],
+            "total": [(*RAW, "amount", "DIRECT", "AGGREGATION")],
+        },
+        [(*RAW, "country", "INDIRECT", "FILTER")],
+    )
+    symlinks = facet(
+        identifiers=[{"namespace": "hive://meta", "name": "db.clean", "type": "TABLE"}]
+    )
+    out = dataset(*CLEAN, columnLineage=lineage, symlinks=symlinks)
+    return {**out, "outputFacets": _stats(rows)}
+
+
+def events() -> list[dict[str, Any]]:
+    """The pipeline's events, in order."""
+    raw_out = {
+        **_raw(
+            version=facet(datasetVersion="snap-11"),
+            schema=facet(
+                fields=[{"name": "id", "type": "long"}, {"name": "amount", "type": "double"}]
+            ),
+        ),
+        "outputFacets": _stats(2),
+    }
+    t1, t2 = "2024-01-01T10:00:", "2024-01-02T10:00:"
+    return [
+        run_event(run_uuid(1), "START", t1 + "00Z", job="extract", namespace=JOBS, outputs=[raw_out]),
+        run_event(run_uuid(1), "COMPLETE", t1 + "05Z", job="extract", namespace=JOBS, outputs=[raw_out]),
+        run_event(run_uuid(2), "START", t1 + "10Z", job="clean", namespace=JOBS, inputs=[_raw()], outputs=[_clean_out(2)]),
+        run_event(run_uuid(2), "COMPLETE", t1 + "20Z", job="clean", namespace=JOBS, inputs=[_raw()], outputs=[_clean_out(2)]),
+        run_event(run_uuid(3), "START", t2 + "00Z", job="report", namespace=JOBS, inputs=[dataset(*CLEAN)]),
+        run_event(run_uuid(3), "FAIL", t2 + "03Z", job="report", namespace=JOBS, inputs=[dataset(*CLEAN)]),
+        run_event(run_uuid(4), "START", t2 + "10Z", job="clean", namespace=JOBS, inputs=[_raw()], outputs=[_clean_out(3)]),
+        run_event(run_uuid(4), "COMPLETE", t2 + "12Z", job="clean", namespace=JOBS, inputs=[_raw()], outputs=[_clean_out(3)]),
+    ]  # fmt: skip
+
+
+def build(engine: Engine) -> None:
+    """Ingest the pipeline into a migrated store."""
+    ingest(engine, events())
+
+
+def pick(rows: list[dict[str, Any]], *columns: str) -> list[tuple[Any, ...]]:
+    """The rows cut to ``columns``, sorted (None first)."""
+    return sorted(
+        (tuple(row[c] for c in columns) for row in rows),
+        key=lambda t: tuple((v is not None, str(v)) for v in t),
+    )
