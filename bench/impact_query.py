@@ -243,6 +243,7 @@ def run_backend(
     queries: int,
     plan_layers: list[int],
     only: str | None = None,
+    root: Path = ROOT,
 ) -> list[tuple[str, dict[str, Any]]]:
     engine = create_store_engine(url)
     upgrade(engine)
@@ -256,7 +257,7 @@ def run_backend(
         load_history(engine, shape, rounds)
         print(f"{backend}: history loaded in {time.perf_counter() - began:.1f} s", flush=True)
     engine.dispose()
-    server = Server(url)
+    server = Server(url, root)
     results = []
     try:
         with httpx.Client(base_url=server.url, timeout=300) as client:
@@ -312,6 +313,10 @@ def main() -> None:
     parser.add_argument(
         "--only", help="measure only the queries whose name contains this (e.g. 'rerun')"
     )
+    parser.add_argument(
+        "--root", type=Path, default=ROOT,
+        help="serve from this checkout of plumbline (an A/B against another commit)",
+    )  # fmt: skip
     args = parser.parse_args()
     shape = SMALL if args.small else FULL
     plan_layers = (
@@ -329,7 +334,7 @@ def main() -> None:
     if args.db:
         label = "PostgreSQL" if args.db.startswith("postgresql") else "SQLite"
         for name, r in run_backend(
-            label, args.db, shape, args.rounds, args.queries, plan_layers, args.only
+            label, args.db, shape, args.rounds, args.queries, plan_layers, args.only, args.root
         ):
             all_results.append((label, name, r))
     if args.db is None and args.backend in (None, "sqlite"):

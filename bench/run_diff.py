@@ -145,20 +145,27 @@ def measure(client: httpx.Client, paths: list[tuple[str, dict[str, Any]]]) -> di
 
 
 def run_backend(
-    backend: str, url: str, shape: Shape, rounds: int, queries: int
+    backend: str, url: str, shape: Shape, rounds: int, queries: int, root: Path = ROOT
 ) -> list[tuple[str, dict[str, Any]]]:
     engine = create_store_engine(url)
     upgrade(engine)
-    began = time.perf_counter()
-    load(engine, shape)
-    load_history(engine, shape, rounds)
-    print(f"{backend}: graph and history loaded in {time.perf_counter() - began:.1f} s", flush=True)
+    with engine.connect() as conn:
+        loaded = conn.execute(sa.text("SELECT count(*) FROM runs")).scalar_one() > 0
+    if not loaded:
+        began = time.perf_counter()
+        load(engine, shape)
+        load_history(engine, shape, rounds)
+        print(f"{backend}: graph and history loaded in {time.perf_counter() - began:.1f} s",
+              flush=True)  # fmt: skip
     rng = random.Random(16)
     last = [(rounds - 1) * shape.jobs + rng.randrange(1, shape.jobs + 1) for _ in range(queries)]
     measured = [run_uuid(n) for n in last]
     baselines = [run_uuid(n - shape.jobs) for n in last]
-    events = add_raw_events(engine, measured + baselines)
-    print(f"{backend}: {events} raw events added", flush=True)
+    with engine.connect() as conn:
+        has_events = conn.execute(sa.text("SELECT count(*) FROM lineage_events")).scalar_one()
+    if not has_events:
+        events = add_raw_events(engine, measured + baselines)
+        print(f"{backend}: {events} raw events added", flush=True)
     with engine.connect() as conn:
         outputs = conn.execute(
             sa.text(
@@ -167,9 +174,9 @@ def run_backend(
             ).bindparams(sa.bindparam("uuids", expanding=True)),
             {"uuids": measured},
         ).all()
-    breakdown = statement_times(engine, measured[:20])
+    breakdown = statement_times(engine, measured[:20]) if root == ROOT else []
     engine.dispose()
-    server = Server(url)
+    server = Server(url, root)
     results = []
     try:
         with httpx.Client(base_url=server.url, timeout=300) as client:
@@ -234,6 +241,16 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=100, help="diffs to measure")
     parser.add_argument("--rounds", type=int, default=3, help="runs per job (one round a day)")
     parser.add_argument("--backend", choices=("sqlite", "postgresql"), help="only this backend")
+    parser.add_argument(
+        "--db",
+        help="measure on this database, loading the graph only when it has no runs yet, and keep "
+        "it (for measuring again after a change; bench/impact_query.py --db --rounds 3 loads the "
+        "same graph)",
+    )
+    parser.add_argument(
+        "--root", type=Path, default=ROOT,
+        help="serve from this checkout of plumbline (an A/B against another commit)",
+    )  # fmt: skip
     args = parser.parse_args()
     shape = SMALL if args.small else FULL
     print(
@@ -242,13 +259,17 @@ def main() -> None:
         flush=True,
     )
     all_results: list[tuple[str, str, dict[str, Any]]] = []
-    if args.backend in (None, "sqlite"):
+    if args.db:
+        label = "PostgreSQL" if args.db.startswith("postgresql") else "SQLite"
+        for name, r in run_backend(label, args.db, shape, args.rounds, args.queries, args.root):
+            all_results.append((label, name, r))
+    if args.db is None and args.backend in (None, "sqlite"):
         with tempfile.TemporaryDirectory() as tmp:
             for name, r in run_backend(
                 "SQLite", f"sqlite:///{tmp}/bench.db", shape, args.rounds, args.queries
             ):
                 all_results.append(("SQLite", name, r))
-    if args.backend in (None, "postgresql"):
+    if args.db is None and args.backend in (None, "postgresql"):
         name_db, _ = pg_database()
         try:
             url = sa.make_url(PG_ADMIN).set(database=name_db).render_as_string(False)

@@ -10,6 +10,7 @@ from sqlalchemy.engine import Connection
 
 from plumbline.store import iso
 from plumbline.store.read.pruned import PrunedRunRow, pruned_runs, pruned_runs_of_job
+from plumbline.store.read.runs import marquez_state
 
 
 @dataclass(frozen=True)
@@ -19,13 +20,16 @@ class PrunedRun:
     id: str
     namespace: str
     job: str
-    state: str | None
+    state: str  # Marquez's names: COMPLETED, FAILED, …
     ended_at: datetime | None
     pruned_at: datetime
 
     @classmethod
     def of(cls, row: PrunedRunRow) -> PrunedRun:
-        return cls(row.run_uuid, row.namespace, row.job, row.state, row.ended_at, row.pruned_at)
+        return cls(
+            row.run_uuid, row.namespace, row.job, marquez_state(row.state), row.ended_at,
+            row.pruned_at,
+        )  # fmt: skip
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -30,7 +30,8 @@ from plumbline.store import (
 from plumbline.store.read.run_facts import (
     RunFacts,
     last_run_in_state,
-    previous_run,
+    previous_runs,
+    runs_events,
     runs_facts,
 )
 from plumbline.store.read.versions import current_version, run_versions
@@ -159,9 +160,10 @@ def root_cause(
         else:
             missing.add(link.produced_by)
     pruned = pruned_by_id(conn, sorted(missing))
-    own = _diff(conn, start)
+    diffs = _diffs(conn, {**facts, start.id: start})
+    own = diffs[start.id]
     upstream = [
-        _upstream(conn, facts[pk], walk.depths[pk], produced.get(facts[pk].uuid, set()))
+        _upstream(diffs[pk], facts[pk], walk.depths[pk], produced.get(facts[pk].uuid, set()))
         for pk in walk.depths
         if pk != start.id and pk in facts
     ]
@@ -176,23 +178,31 @@ def root_cause(
     )
 
 
-def _diff(conn: Connection, run: RunFacts) -> RunDiff:
-    pk = previous_run(conn, run.job_id, run.time, run.id)
-    other = runs_facts(conn, [pk])[pk] if pk is not None else None
-    return compare(conn, run, other, "lastCompleteBefore" if other else "noEarlierCompleteRun")
+def _diffs(conn: Connection, facts: dict[int, RunFacts]) -> dict[int, RunDiff]:
+    """Each run's diff against its job's last COMPLETE run before it, read for all the runs at
+    once (their previous runs, those runs' facts, every run's raw events: three statements)."""
+    previous = previous_runs(conn, list(facts))
+    others = {**facts, **runs_facts(conn, [p for p in set(previous.values()) if p not in facts])}
+    events = runs_events(conn, [f.uuid for f in others.values()])
+    out = {}
+    for pk, run in facts.items():
+        other = others.get(previous[pk]) if pk in previous else None
+        reason = "lastCompleteBefore" if other else "noEarlierCompleteRun"
+        out[pk] = compare(run, other, reason, events)
+    return out
 
 
-def _upstream(
-    conn: Connection, run: RunFacts, distance: int, produced: set[Produced]
-) -> UpstreamRun:
-    diff = _diff(conn, run)
+def _upstream(diff: RunDiff, run: RunFacts, distance: int, produced: set[Produced]) -> UpstreamRun:
     reasons = []
     if run.state in FAILED:
         reasons.append("failed")
     kinds = {s.kind for s in diff.suspects}
     reasons += [k for k in _STRONG if k in kinds]
-    # a new version of an input is what every run of a pipeline reads: not a reason by itself
-    if any(i.status != "kept" or i.schema_changes for i in diff.inputs):
+    # a new version of an input is what every run of a pipeline reads: not a reason by itself;
+    # a run with no earlier COMPLETE run of its job has nothing to have changed from
+    if diff.against is not None and any(
+        i.status != "kept" or i.schema_changes for i in diff.inputs
+    ):
         reasons.append("inputChanged")
     return UpstreamRun(
         distance=distance,

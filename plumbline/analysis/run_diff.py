@@ -14,9 +14,10 @@ where those were pruned the answer says so (``columnLineage.available`` false an
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, NoReturn
 
 from sqlalchemy.engine import Connection
 
@@ -25,11 +26,12 @@ from plumbline.store import InvalidArgumentError, NotFoundError, VisibleTo, iso
 from plumbline.store.read.run_facts import (
     IoFacts,
     RunFacts,
-    previous_run,
-    run_events,
+    run_and_previous,
     run_pk,
+    runs_events,
     runs_facts,
 )
+from plumbline.store.read.runs import marquez_state
 
 # run facets that describe this run only, never how it was made: not compared
 _VOLATILE_RUN_FACETS = frozenset({"parent", "nominalTime", "errorMessage"})
@@ -185,7 +187,7 @@ class RunSummary:
     id: str
     namespace: str
     job: str
-    state: str | None
+    state: str  # Marquez's names, as the rest of the API: COMPLETED, FAILED, ABORTED, RUNNING…
     started_at: datetime | None
     ended_at: datetime | None
     job_version: str | None
@@ -203,7 +205,7 @@ class RunSummary:
             id=run.uuid,
             namespace=run.namespace,
             job=run.job,
-            state=run.state,
+            state=marquez_state(run.state),
             started_at=run.started_at,
             ended_at=run.ended_at,
             job_version=run.job_version,
@@ -288,12 +290,22 @@ def diff_runs(
 ) -> RunDiff:
     """The diff of run ``run_id`` against run ``against`` (default: the job's last COMPLETE run
     before it). Unknown runs: :class:`NotFoundError` naming them (and saying when a run was
-    pruned); a run of another job: :class:`InvalidArgumentError`."""
-    run = facts_of_run(conn, run_id, visible_to)
-    pruned: list[PrunedRun] = []
+    pruned); a run of another job: :class:`InvalidArgumentError`.
+
+    A handful of statements whatever the runs: the run with the one to compare it with, both
+    runs' facts, their inputs and outputs, their raw events, and the pruned runs in between."""
+    found = run_and_previous(conn, run_id, visible_to)
+    if found is None:
+        _not_found(conn, run_id)
+    pk, previous = found
+    pruned: tuple[PrunedRun, ...] = ()
     other: RunFacts | None
     if against is not None:
-        other = facts_of_run(conn, against, visible_to)
+        other_pk = run_pk(conn, against, visible_to)
+        if other_pk is None:
+            _not_found(conn, against)
+        facts = runs_facts(conn, [pk, other_pk])
+        run, other = facts[pk], facts[other_pk]
         if other.job_id != run.job_id:
             raise InvalidArgumentError(
                 f"run {against!r} is a run of job {other.namespace}:{other.job}, not of"
@@ -301,21 +313,28 @@ def diff_runs(
             )
         reason = "requested"
     else:
-        pk = previous_run(conn, run.job_id, run.time, run.id)
-        other = runs_facts(conn, [pk])[pk] if pk is not None else None
+        facts = runs_facts(conn, [pk] if previous is None else [pk, previous])
+        run = facts[pk]
+        other = facts.get(previous) if previous is not None else None
         reason = "lastCompleteBefore" if other is not None else "noEarlierCompleteRun"
-        pruned = _pruned_between(conn, run, other)
-    return compare(conn, run, other, reason, tuple(pruned))
+        pruned = tuple(_pruned_between(conn, run, other))
+    events = runs_events(conn, [f.uuid for f in (run, other) if f is not None])
+    return compare(run, other, reason, events, pruned)
+
+
+def _not_found(conn: Connection, run_id: str) -> NoReturn:
+    """:class:`NotFoundError` naming the run (and when it was pruned, if so)."""
+    gone = pruned_run(conn, run_id)
+    if gone is not None:
+        raise NotFoundError(f"run {run_id!r} was pruned at {iso(gone.pruned_at)}")
+    raise NotFoundError(f"run {run_id!r} not found")
 
 
 def facts_of_run(conn: Connection, run_id: str, visible_to: VisibleTo) -> RunFacts:
     """The facts of a run; :class:`NotFoundError` naming it (and when it was pruned, if so)."""
     pk = run_pk(conn, run_id, visible_to)
     if pk is None:
-        gone = pruned_run(conn, run_id)
-        if gone is not None:
-            raise NotFoundError(f"run {run_id!r} was pruned at {iso(gone.pruned_at)}")
-        raise NotFoundError(f"run {run_id!r} not found")
+        _not_found(conn, run_id)
     return runs_facts(conn, [pk])[pk]
 
 
@@ -326,24 +345,24 @@ def _pruned_between(conn: Connection, run: RunFacts, other: RunFacts | None) -> 
 
 
 def compare(
-    conn: Connection,
     run: RunFacts,
     other: RunFacts | None,
     reason: str,
+    events_of: dict[str, list[dict[str, Any]]],
     pruned: tuple[PrunedRun, ...] = (),
 ) -> RunDiff:
-    """The diff of two runs' facts (``other`` None: everything of ``run`` counts as added)."""
-    events = run_events(conn, run.uuid)
-    other_events = run_events(conn, other.uuid) if other is not None else []
+    """The diff of two runs' facts (``other`` None: everything of ``run`` counts as added), from
+    their raw events by run uuid (for column lineage, and schemas no version records)."""
+    events = events_of.get(run.uuid, [])
+    other_events = events_of.get(other.uuid, []) if other is not None else []
     inputs = _io_diffs(run, other, "input", events, other_events)
     outputs = _io_diffs(run, other, "output", events, other_events)
     before_jobs = other.job_facets if other else {}
     job_changes = _facet_changes(before_jobs, run.job_facets, frozenset()) if other else ()
     spark = Pair(_engine_version(other) if other else None, _engine_version(run))
     job_version = Pair(other.job_version if other else None, run.job_version)
-    code_changed = any(c.facet in _CODE_FACETS for c in job_changes)
     job_version_changed = (
-        (job_version.changed or code_changed or spark.changed) if other is not None else None
+        _job_changed(run, other, job_version, job_changes, spark) if other is not None else None
     )
     run_changes = (
         _facet_changes(other.facets, run.facets, _VOLATILE_RUN_FACETS) if other is not None else ()
@@ -368,6 +387,30 @@ def compare(
         pruned=pruned,
     )
     return _with_suspects(diff)
+
+
+def _job_changed(
+    run: RunFacts,
+    other: RunFacts,
+    job_version: Pair,
+    job_changes: Sequence[FacetChange],
+    spark: Pair,
+) -> bool | None:
+    """Whether the job's code or engine changed. Its code facets (source code, SQL, location)
+    decide when it has any: the job version also hashes the inputs and outputs a run named, so a
+    run that failed before naming its outputs has another version with the same code (inputs
+    and outputs are compared on their own). Without code facets the versions decide, and only
+    between two runs that completed (None: unknown)."""
+    if spark.before is not None and spark.after is not None and spark.changed:
+        return True
+    if any(c.facet in _CODE_FACETS for c in job_changes):
+        return True
+    if any(f in facets for f in _CODE_FACETS for facets in (run.job_facets, other.job_facets)):
+        return False
+    complete = run.state == other.state == "COMPLETE"
+    if complete and job_version.before is not None and job_version.after is not None:
+        return job_version.changed
+    return None
 
 
 def _io_diffs(
@@ -594,6 +637,11 @@ def _with_suspects(diff: RunDiff) -> RunDiff:
     schema before a new version or a change of size), run settings, outputs; a failed run's
     error last, as the symptom."""
     suspects: list[tuple[int, Suspect]] = []
+    if diff.against is None:
+        # nothing to compare with: everything of the run is "added", which explains nothing
+        if diff.error:
+            suspects.append((5, _error_suspect(diff)))
+        return RunDiff(**{**diff.__dict__, "suspects": tuple(s for _, s in suspects)})
     if diff.job_version_changed:
         what = [c.facet for c in diff.job_facet_changes if c.facet in _CODE_FACETS]
         if diff.spark_version.changed:
@@ -625,17 +673,22 @@ def _with_suspects(diff: RunDiff) -> RunDiff:
                 ),
             )
         )
+    completed = diff.run.state == "COMPLETED"
     for io in diff.outputs:
-        if io.status != "kept" or io.schema_changes:
-            suspects.append(
-                (4, Suspect("outputChanged", f"{io.namespace}:{io.name}", _describe(io)))
-            )
+        # a run that did not complete wrote nothing, or not all: a missing output is its symptom
+        if (io.status == "removed" and not completed) or (
+            io.status == "kept" and not io.schema_changes
+        ):
+            continue
+        suspects.append((4, Suspect("outputChanged", f"{io.namespace}:{io.name}", _describe(io))))
     if diff.error:
-        suspects.append(
-            (5, Suspect("error", f"{diff.run.namespace}:{diff.run.job}", error_summary(diff.error)))
-        )
+        suspects.append((5, _error_suspect(diff)))
     ranked = tuple(s for _, s in sorted(suspects, key=lambda item: item[0]))
     return RunDiff(**{**diff.__dict__, "suspects": ranked})
+
+
+def _error_suspect(diff: RunDiff) -> Suspect:
+    return Suspect("error", f"{diff.run.namespace}:{diff.run.job}", error_summary(diff.error or ""))
 
 
 def error_summary(message: str) -> str:

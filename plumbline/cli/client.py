@@ -1,5 +1,6 @@
 """What the commands that ask a server share: ``--url``/``PLUMBLINE_URL``, ``--api-key``/
-``PLUMBLINE_API_KEY`` (as ``plumbline replay``), ``--format``, and one-line errors.
+``PLUMBLINE_API_KEY`` (as ``plumbline replay``), ``--format`` and printing the answer in it, and
+one-line errors.
 
 A server error (404 unknown node, 400 bad input, 401/403) or an unreachable server is printed as one
 line on stderr and the command exits 1.
@@ -7,12 +8,15 @@ line on stderr and the command exits 1.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any, NoReturn, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 import click
 import httpx
+from rich.console import Console
 
 from plumbline.openlineage.urls import LINEAGE_PATH, redact_url
 
@@ -61,6 +65,38 @@ def fail(message: str) -> NoReturn:
     """Print ``error: message`` on one line on stderr and exit 1."""
     click.echo(f"error: {' '.join(message.split())}", err=True)
     raise click.exceptions.Exit(1)
+
+
+def check_since(since: str | None) -> None:
+    """``--since`` must be an ISO-8601 time (one line and exit 1 otherwise)."""
+    if since is not None:
+        try:
+            datetime.fromisoformat(since)
+        except ValueError:
+            fail(f"--since: not an ISO-8601 time: {since!r}")
+
+
+def console() -> Console:
+    """stdout; wide when not a terminal, so piped tables keep whole node ids on one line."""
+    out = Console(highlight=False, soft_wrap=True)
+    if not out.is_terminal:
+        out.width = 400
+    return out
+
+
+def show(
+    response: httpx.Response, output_format: str, print_table: Callable[[dict[str, Any]], None]
+) -> None:
+    """Print a server's answer as asked: ``csv`` as the server sent it, ``json`` indented, else
+    (``table``) by ``print_table``."""
+    if output_format == "csv":
+        click.echo(response.text, nl=False)
+        return
+    body = response.json()
+    if output_format == "json":
+        click.echo(json.dumps(body, indent=2))
+        return
+    print_table(body)
 
 
 def base_url(url: str) -> str:

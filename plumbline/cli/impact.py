@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import json
-from datetime import datetime
 from typing import Any
 
 import click
-from rich.console import Console
 from rich.table import Table
 
-from plumbline.cli.client import fail, format_option, get, server_options
+from plumbline.cli.client import check_since, console, format_option, get, server_options, show
 
 
 @click.command()
@@ -46,11 +43,7 @@ def impact(
 
     NODE is dataset:NS:NAME, job:NS:NAME or datasetField:NS:NAME:FIELD (column mode).
     """
-    if since is not None:
-        try:
-            datetime.fromisoformat(since)
-        except ValueError:
-            fail(f"--since: not an ISO-8601 time: {since!r}")
+    check_since(since)
     params: dict[str, Any] = {
         "nodeId": node,
         "direction": "upstream" if upstream else "downstream",
@@ -60,23 +53,7 @@ def impact(
         "since": since,
         "format": "csv" if output_format == "csv" else "json",
     }
-    response = get(url, api_key, timeout, "/api/v1/impact", params)
-    if output_format == "csv":
-        click.echo(response.text, nl=False)
-        return
-    body = response.json()
-    if output_format == "json":
-        click.echo(json.dumps(body, indent=2))
-        return
-    print_impact(body)
-
-
-def console() -> Console:
-    """stdout; wide when not a terminal, so piped tables keep whole node ids on one line."""
-    out = Console(highlight=False, soft_wrap=True)
-    if not out.is_terminal:
-        out.width = 400
-    return out
+    show(get(url, api_key, timeout, "/api/v1/impact", params), output_format, print_impact)
 
 
 def _when(node: dict[str, Any]) -> tuple[str, str]:

@@ -3,15 +3,20 @@ asked of a server."""
 
 from __future__ import annotations
 
-import json
-from datetime import datetime
 from typing import Any
 
 import click
 from rich.table import Table
 
-from plumbline.cli.client import fail, format_option, get, server_options
-from plumbline.cli.impact import console
+from plumbline.cli.client import (
+    check_since,
+    console,
+    fail,
+    format_option,
+    get,
+    server_options,
+    show,
+)
 
 
 @click.command("rerun-plan")
@@ -33,11 +38,7 @@ def rerun_plan(
 ) -> None:
     """The runs to redo, job by job, after bad data in NODE (dataset:NS:NAME with --since or
     --version, or job:NS:NAME with --since), or after a bad run (--run RUN_ID)."""
-    if since is not None:
-        try:
-            datetime.fromisoformat(since)
-        except ValueError:
-            fail(f"--since: not an ISO-8601 time: {since!r}")
+    check_since(since)
     if run_id is None and node is None:
         fail("give NODE (with --since or --version) or --run RUN_ID")
     if run_id is None and (since is None) == (version is None):
@@ -49,15 +50,7 @@ def rerun_plan(
         "runId": run_id,
         "format": "csv" if output_format == "csv" else "json",
     }
-    response = get(url, api_key, timeout, "/api/v1/rerun-plan", params)
-    if output_format == "csv":
-        click.echo(response.text, nl=False)
-        return
-    body = response.json()
-    if output_format == "json":
-        click.echo(json.dumps(body, indent=2))
-        return
-    print_plan(body)
+    show(get(url, api_key, timeout, "/api/v1/rerun-plan", params), output_format, print_plan)
 
 
 def print_plan(body: dict[str, Any]) -> None:

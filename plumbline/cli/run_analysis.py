@@ -6,16 +6,15 @@ failed run) or, for root cause, ``dataset:NS:NAME`` (the run that wrote its curr
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 from urllib.parse import quote
 
 import click
+import httpx
 from rich.table import Table
 
-from plumbline.cli.client import fail, format_option, get, server_options
-from plumbline.cli.impact import console
+from plumbline.cli.client import console, fail, format_option, get, server_options, show
 
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 
@@ -68,18 +67,27 @@ def diff(
     target, is_node = _target(run, ("job",))
     if against is not None and not _UUID.match(against):
         fail(f"--against: expected a run id (a UUID), got {against!r}")
+    if is_node and against is not None:
+        fail("--against needs a run id, not a job")
+    response = _ask(url, api_key, timeout, "diff", target, is_node, {"against": against})
+    show(response, output_format, print_diff)
+
+
+def _ask(
+    url: str,
+    api_key: str | None,
+    timeout: float,
+    question: str,
+    target: str,
+    is_node: bool,
+    params: dict[str, Any],
+) -> httpx.Response:
+    """``GET /api/v1/{question}?nodeId=…`` for a node, ``/api/v1/jobs/runs/{id}/{question}`` for
+    a run."""
     if is_node:
-        if against is not None:
-            fail("--against needs a run id, not a job")
-        response = get(url, api_key, timeout, "/api/v1/diff", {"nodeId": target})
-    else:
-        path = f"/api/v1/jobs/runs/{quote(target, safe='')}/diff"
-        response = get(url, api_key, timeout, path, {"against": against})
-    body = response.json()
-    if output_format == "json":
-        click.echo(json.dumps(body, indent=2))
-        return
-    print_diff(body)
+        return get(url, api_key, timeout, f"/api/v1/{question}", {"nodeId": target, **params})
+    path = f"/api/v1/jobs/runs/{quote(target, safe='')}/{question}"
+    return get(url, api_key, timeout, path, params)
 
 
 def print_diff(body: dict[str, Any]) -> None:
@@ -172,18 +180,8 @@ def root_cause(
     its current version).
     """
     target, is_node = _target(node, ("job", "dataset"))
-    if is_node:
-        response = get(
-            url, api_key, timeout, "/api/v1/root-cause", {"nodeId": target, "depth": depth}
-        )
-    else:
-        path = f"/api/v1/jobs/runs/{quote(target, safe='')}/root-cause"
-        response = get(url, api_key, timeout, path, {"depth": depth})
-    body = response.json()
-    if output_format == "json":
-        click.echo(json.dumps(body, indent=2))
-        return
-    print_root_cause(body)
+    response = _ask(url, api_key, timeout, "root-cause", target, is_node, {"depth": depth})
+    show(response, output_format, print_root_cause)
 
 
 def print_root_cause(body: dict[str, Any]) -> None:

@@ -54,7 +54,7 @@ def test_a_failed_run_against_the_last_complete_run_before_it(runs: Engine) -> N
     diff = _diff(runs, 3)
     assert (diff["run"]["id"], diff["against"]["id"]) == (run_id(3), run_id(2))
     assert diff["againstReason"] == "lastCompleteBefore"
-    assert diff["run"]["state"] == "FAIL" and diff["against"]["state"] == "COMPLETE"
+    assert diff["run"]["state"] == "FAILED" and diff["against"]["state"] == "COMPLETED"
     assert diff["inputsAdded"] == [{"namespace": DS, "name": "fx"}]
     assert diff["inputsRemoved"] == []
     by_name = {i["name"]: i for i in diff["inputs"]}
@@ -106,9 +106,23 @@ def test_the_first_run_and_a_run_asked_for(runs: Engine) -> None:
     assert first["against"] is None and first["againstReason"] == "noEarlierCompleteRun"
     assert first["jobVersionChanged"] is None
     assert {i["status"] for i in first["inputs"]} == {"added"}
+    assert first["suspects"] == []  # nothing to compare with: "added" explains nothing
     asked = _diff(runs, 3, against=1)
     assert asked["againstReason"] == "requested" and asked["against"]["id"] == run_id(1)
     assert asked["inputs"][1]["rowCount"] == {"before": 10, "after": 0}
+
+
+def test_a_failed_run_that_wrote_nothing_is_not_a_job_change(runs: Engine) -> None:
+    """Run 5 fails before naming its output: same code, same engine. Its job version differs (it
+    hashes the outputs too) but its job did not change, and its missing output is the symptom."""
+    ingest(runs, run(5, "load", 180, state="FAIL", inputs=[raw(rows=12, size=120)],
+                     job_facets=sql("select 1"), error="Traceback\nOSError: disk full"))  # fmt: skip
+    diff = _diff(runs, 5)
+    assert diff["against"]["id"] == run_id(2) and diff["run"]["state"] == "FAILED"
+    assert diff["jobVersion"]["after"] != diff["jobVersion"]["before"]
+    assert diff["jobVersionChanged"] is False
+    assert diff["outputs"][0]["status"] == "removed"
+    assert [s["kind"] for s in diff["suspects"]] == ["error"]
 
 
 def test_unknown_runs_and_runs_of_other_jobs(runs: Engine) -> None:
@@ -130,7 +144,7 @@ def test_pruned_history_is_named_not_skipped(runs: Engine) -> None:
     diff = _diff(runs, 3)
     assert diff["against"] is None and diff["againstReason"] == "noEarlierCompleteRun"
     assert [p["id"] for p in diff["prunedRuns"]] == [run_id(2), run_id(1)]
-    assert all(p["prunedAt"] and p["state"] == "COMPLETE" for p in diff["prunedRuns"])
+    assert all(p["prunedAt"] and p["state"] == "COMPLETED" for p in diff["prunedRuns"])
     with runs.connect() as conn, pytest.raises(NotFoundError, match="was pruned at"):
         diff_runs(conn, run_id(3), run_id(2))
 

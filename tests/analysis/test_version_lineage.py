@@ -115,8 +115,10 @@ def test_the_node_cap_truncates_and_unknown_versions_are_named(diamond: Engine) 
 
 def test_root_cause_lists_the_failed_upstream_run_first(engine: Engine) -> None:
     """x -> load -> y -> enrich -> z -> report; day 2's load changed its SQL, enrich is as it
-    was, report failed. Suspects: the changed load run, though further away, before enrich."""
+    was, report failed. Suspects: the changed load run, though further away, before enrich.
+    report also reads dim, which dims wrote once: a run with nothing before it is no suspect."""
     sql = {"sql": facet(query="select 1", dialect="spark")}
+    ingest(engine, run(50, "dims", 5, outputs=[dataset(DS, "dim")], minutes=1))
     for day in (0, 1):
         t, base = day * 600, day * 10
         if day == 1:
@@ -136,7 +138,7 @@ def test_root_cause_lists_the_failed_upstream_run_first(engine: Engine) -> None:
             engine,
             run(base + 2, "enrich", t + 10, inputs=[dataset(DS, "y")], outputs=[dataset(DS, "z")]),
         )
-        ingest(engine, run(base + 3, "report", t + 20, inputs=[dataset(DS, "z")], outputs=[dataset(DS, "r")],
+        ingest(engine, run(base + 3, "report", t + 20, inputs=[dataset(DS, "z"), dataset(DS, "dim")], outputs=[dataset(DS, "r")],
                            state="FAIL" if day else "COMPLETE", error="KeyError: total"))  # fmt: skip
     with engine.connect() as conn:
         doc = root_cause(conn, run_id(13)).to_json()
@@ -149,7 +151,10 @@ def test_root_cause_lists_the_failed_upstream_run_first(engine: Engine) -> None:
     assert order == [
         (run_id(11), 2, True, ["jobChanged"]),
         (run_id(12), 1, False, []),
+        (run_id(50), 1, False, []),
     ]
+    assert doc["upstream"][2]["changes"] == [] and doc["upstream"][2]["against"] is None
+    assert doc["upstream"][0]["run"]["state"] == "COMPLETED" and doc["run"]["state"] == "FAILED"
     assert doc["upstream"][1]["produced"] == [{"namespace": DS, "name": "z", "version": run_id(12)}]
     assert doc["upstream"][0]["against"] == run_id(1)
 

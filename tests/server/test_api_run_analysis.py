@@ -58,7 +58,7 @@ def _get(world: dict[str, Any], path: str, token: str = "admin", **params: Any) 
 
 
 def _validate(world: dict[str, Any], route: str, body: Any) -> None:
-    spec = httpx.get(f"{world['url']}/openapi.json").json()
+    spec = httpx.get(f"{world['url']}/openapi.json", timeout=30).json()
     schema = spec["paths"][route]["get"]["responses"]["200"]["content"]["application/json"]
     validator = Draft202012Validator({**schema["schema"], "components": spec["components"]})
     errors = list(validator.iter_errors(body))
@@ -76,7 +76,7 @@ def test_run_diff_over_http(world: dict[str, Any]) -> None:
     }  # fmt: skip
     assert body["suspects"][0]["kind"] == "jobChanged"
     asked = _get(world, f"/api/v1/jobs/runs/{run_id(3)}/diff", against=run_id(2)).json()
-    assert asked["againstReason"] == "requested" and asked["against"]["state"] == "FAIL"
+    assert asked["againstReason"] == "requested" and asked["against"]["state"] == "FAILED"
     latest = _get(world, "/api/v1/diff", nodeId="job:shop:load")
     assert latest.status_code == 200 and latest.json()["run"]["id"] == run_id(3)
     _validate(world, "/api/v1/diff", latest.json())
@@ -157,7 +157,7 @@ def _cli(world: dict[str, Any], *args: str) -> Any:
 def test_cli_diff_and_root_cause(world: dict[str, Any]) -> None:
     table = _cli(world, "diff", run_id(2))
     assert table.exit_code == 0, table.output
-    assert "against 00000000 (COMPLETE): the job's last COMPLETE run before it" in table.output
+    assert "against 00000000 (COMPLETED): the job's last COMPLETE run before it" in table.output
     assert "1. jobChanged shop:load: sql" in table.output
     assert "price typeChanged" in table.output
     as_json = json.loads(_cli(world, "diff", "job:shop:load", "--format", "json").output)

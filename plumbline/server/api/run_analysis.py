@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from fastapi import Depends, Query
+from sqlalchemy.engine import Connection
 
 from plumbline.analysis.impact import MAX_DEPTH
 from plumbline.analysis.root_cause import root_cause, run_of_node
@@ -23,6 +24,7 @@ from plumbline.analysis.version_lineage import version_lineage
 from plumbline.server.api.lineage import GraphResponse
 from plumbline.server.api.routing import ReadAccess, Reader, make_router, max_graph_nodes
 from plumbline.server.api.run_analysis_models import RootCause, RunDiff, VersionLineage
+from plumbline.server.auth import Principal
 from plumbline.store import gc_paused
 
 router = make_router("Analysis")
@@ -83,9 +85,7 @@ def get_root_cause(
     cap: Cap,
     principal: ReadAccess,
 ) -> GraphResponse:
-    with gc_paused():
-        result = root_cause(conn, id, depth=depth, max_nodes=cap, visible_to=principal.namespaces)
-        return GraphResponse(result.to_json())
+    return _root_cause(conn, id, depth, cap, principal)
 
 
 @router.get(
@@ -102,8 +102,16 @@ def get_node_root_cause(
     principal: ReadAccess,
 ) -> GraphResponse:
     run = run_of_node(conn, nodeId, failed=True, visible_to=principal.namespaces)
+    return _root_cause(conn, run, depth, cap, principal)
+
+
+def _root_cause(
+    conn: Connection, run_id: str, depth: int | None, cap: int, principal: Principal
+) -> GraphResponse:
     with gc_paused():
-        result = root_cause(conn, run, depth=depth, max_nodes=cap, visible_to=principal.namespaces)
+        result = root_cause(
+            conn, run_id, depth=depth, max_nodes=cap, visible_to=principal.namespaces
+        )
         return GraphResponse(result.to_json())
 
 

@@ -17,9 +17,9 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from plumbline.store import schema as s
-from plumbline.store.read.common import json_obj, utc
-from plumbline.store.read.errors import NotFoundError
+from plumbline.store.read.common import chunks, json_obj, utc
 from plumbline.store.read.idlist import in_ids
+from plumbline.store.read.runs import find_run_pk
 from plumbline.store.read.visibility import VisibleTo, visible_job_id
 
 
@@ -166,35 +166,54 @@ def runs_facts(conn: Connection, run_pks: Sequence[int]) -> dict[int, RunFacts]:
 
 def run_pk(conn: Connection, run_uuid: str, visible_to: VisibleTo = None) -> int | None:
     """The id of run ``run_uuid`` (None: unknown, or of a job ``visible_to`` may not see)."""
-    r = s.runs
-    query = sa.select(r.c.id).where(
-        r.c.uuid == run_uuid.lower(), visible_job_id(r.c.job_id, visible_to)
+    return find_run_pk(conn, run_uuid, visible_to)
+
+
+def _previous(run: sa.FromClause, state: str) -> sa.ScalarSelect[Any]:
+    """The id of the last run in ``state`` of ``run``'s job that happened before it (its start,
+    else its newest event): a correlated subquery, one index range of the job's runs."""
+    p = s.runs.alias("previous")
+    when = sa.func.coalesce(p.c.started_at, p.c.last_event_at)
+    mine = sa.func.coalesce(run.c.started_at, run.c.last_event_at)
+    return (
+        sa.select(p.c.id)
+        .where(
+            p.c.job_id == run.c.job_id,
+            p.c.current_state == state,
+            p.c.id != run.c.id,
+            sa.or_(mine.is_(None), when < mine),
+        )
+        .order_by(when.desc(), p.c.id.desc())
+        .limit(1)
+        .scalar_subquery()
     )
-    found = conn.execute(query).scalar()
-    return int(found) if found is not None else None
 
 
-def run_facts(conn: Connection, run_uuid: str, visible_to: VisibleTo = None) -> RunFacts:
-    """The facts of run ``run_uuid``; :class:`NotFoundError` naming it when unknown."""
-    pk = run_pk(conn, run_uuid, visible_to)
-    if pk is None:
-        raise NotFoundError(f"run {run_uuid!r} not found")
-    return runs_facts(conn, [pk])[pk]
+_R = s.runs.alias("run")
+_PREVIOUS_BY_ID = sa.select(_R.c.id, _previous(_R, "COMPLETE")).where(in_ids(_R.c.id))
 
 
-def previous_run(
-    conn: Connection, job_id: int, before: datetime | None, run_id: int, state: str = "COMPLETE"
-) -> int | None:
-    """The id of the job's last run in ``state`` that happened before ``before`` (its start, else
-    its newest event); None when there is none."""
-    r = s.runs
-    query = sa.select(r.c.id).where(
-        r.c.job_id == job_id, r.c.current_state == state, r.c.id != run_id
+def previous_runs(conn: Connection, run_pks: Sequence[int]) -> dict[int, int]:
+    """For each of these runs that has one, the id of its job's last COMPLETE run before it (one
+    statement for all of them)."""
+    if not run_pks:
+        return {}
+    rows = conn.execute(_PREVIOUS_BY_ID, {"ids": sorted(set(run_pks))}).all()
+    return {int(pk): int(previous) for pk, previous in rows if previous is not None}
+
+
+def run_and_previous(
+    conn: Connection, run_uuid: str, visible_to: VisibleTo = None
+) -> tuple[int, int | None] | None:
+    """The id of run ``run_uuid`` and of its job's last COMPLETE run before it, in one statement
+    (None: the run is unknown, or of a job ``visible_to`` may not see)."""
+    query = sa.select(_R.c.id, _previous(_R, "COMPLETE")).where(
+        _R.c.uuid == run_uuid.lower(), visible_job_id(_R.c.job_id, visible_to)
     )
-    if before is not None:
-        query = query.where(_WHEN < before)
-    found = conn.execute(query.order_by(_WHEN.desc(), r.c.id.desc()).limit(1)).scalar()
-    return int(found) if found is not None else None
+    row = conn.execute(query).first()
+    if row is None:
+        return None
+    return int(row[0]), None if row[1] is None else int(row[1])
 
 
 def last_run_in_state(conn: Connection, job_id: int, states: Sequence[str]) -> str | None:
@@ -209,17 +228,23 @@ def last_run_in_state(conn: Connection, job_id: int, states: Sequence[str]) -> s
     return conn.execute(query).scalar()
 
 
-def run_events(conn: Connection, run_uuid: str) -> list[dict[str, Any]]:
-    """The raw RunEvents still stored for a run, oldest first (empty once pruned)."""
-    e = s.lineage_events
-    query = (
-        sa.select(e.c.payload)
-        .where(e.c.run_uuid == run_uuid, e.c.kind == "RunEvent")
-        .order_by(e.c.event_time, e.c.id)
+def runs_events(conn: Connection, run_uuids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
+    """The raw RunEvents still stored for these runs, oldest first, by run uuid (a run whose
+    events were pruned has none); one statement per 500 runs."""
+    out: dict[str, list[dict[str, Any]]] = {u: [] for u in run_uuids}
+    for part in chunks(sorted(set(run_uuids))):
+        for run_uuid, payload in conn.execute(_EVENTS, {"uuids": list(part)}):
+            event = json.loads(payload) if isinstance(payload, str | bytes) else payload
+            if isinstance(event, dict):
+                out.setdefault(run_uuid, []).append(event)
+    return out
+
+
+_EVENTS = (
+    sa.select(s.lineage_events.c.run_uuid, s.lineage_events.c.payload)
+    .where(
+        s.lineage_events.c.run_uuid.in_(sa.bindparam("uuids", expanding=True)),
+        s.lineage_events.c.kind == "RunEvent",
     )
-    events = []
-    for payload in conn.execute(query).scalars():
-        event = json.loads(payload) if isinstance(payload, str | bytes) else payload
-        if isinstance(event, dict):
-            events.append(event)
-    return events
+    .order_by(s.lineage_events.c.event_time, s.lineage_events.c.id)
+)

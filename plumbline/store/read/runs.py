@@ -153,16 +153,25 @@ def _attach_io(conn: Connection, runs: dict[int, Run]) -> None:
         listed.append(entry)
 
 
+def find_run_pk(conn: Connection, run_uuid: str, visible_to: VisibleTo = None) -> int | None:
+    """The id of the run ``run_uuid`` (any case); None when unknown or of a job ``visible_to``
+    may not see."""
+    r = s.runs
+    pk = conn.execute(
+        sa.select(r.c.id).where(
+            r.c.uuid == run_uuid.lower(), visible_job_id(r.c.job_id, visible_to)
+        )
+    ).scalar()
+    return None if pk is None else int(pk)
+
+
 def run_pk_by_uuid(conn: Connection, run_uuid: str, visible_to: VisibleTo = None) -> int:
     """The id of the run ``run_uuid``; :class:`NotFoundError` when unknown or of a job
     ``visible_to`` may not see."""
-    r = s.runs
-    pk = conn.execute(
-        sa.select(r.c.id).where(r.c.uuid == run_uuid, visible_job_id(r.c.job_id, visible_to))
-    ).scalar()
+    pk = find_run_pk(conn, run_uuid, visible_to)
     if pk is None:
         raise NotFoundError(f"run {run_uuid!r} not found")
-    return int(pk)
+    return pk
 
 
 def runs_by_uuid(
