@@ -57,6 +57,19 @@ from plumbline.store import default_db_url, is_sqlite
     help="One line per request on stderr: method, path, status, time, token name (default on).",
 )
 @click.option(
+    "--allowed-host",
+    "allowed_hosts",
+    multiple=True,
+    metavar="NAME",
+    help="Also answer requests for this Host name (repeatable); on a non-loopback bind, "
+    "only these names are answered.",
+)
+@click.option(
+    "--auth-meta/--no-auth-meta",
+    default=None,
+    help="With --auth required, /metrics, /openapi.json and /docs need a read token too.",
+)
+@click.option(
     "--workers",
     type=click.IntRange(min=1),
     default=1,
@@ -81,6 +94,8 @@ def serve(
     catalog_options: tuple[str, ...],
     max_body_bytes: int | None,
     access_log: bool | None,
+    allowed_hosts: tuple[str, ...],
+    auth_meta: bool | None,
     workers: int,
     config_file: str | None,
 ) -> None:
@@ -107,6 +122,8 @@ def serve(
             catalog_options=catalog_options,
             max_body_bytes=max_body_bytes,
             access_log=access_log,
+            allowed_hosts=allowed_hosts,
+            auth_meta=auth_meta,
             config_file=config_file,
         )
         if workers > 1 and is_sqlite(settings.db_url):

@@ -29,6 +29,13 @@ def lineage_endpoint(url: str) -> str:
     return urlunsplit(parts)
 
 
+def target_key(url: str) -> str:
+    """The outbox's name of a forward target: its lineage endpoint without credentials
+    (:func:`redact_url`), so that no outbox row holds a password or a token; the full URL stays in
+    the server's settings only. Raises ValueError as :func:`lineage_endpoint` does."""
+    return redact_url(lineage_endpoint(url))
+
+
 def redact_url(url: str) -> str:
     """The URL without `user:password@` and with secret-looking query values replaced by `***`."""
     try:

@@ -16,6 +16,9 @@ from plumbline.server.api import routers as read_api_routers
 from plumbline.server.catalog import routes as catalog_routes
 from plumbline.server.errors import install_error_handlers
 from plumbline.server.fresh_reads import FreshReads
+from plumbline.server.meta_auth import MetaAuth
+from plumbline.server.request_guard import RequestGuard
+from plumbline.server.security_headers import SecurityHeaders
 from plumbline.server.settings import ServerSettings
 from plumbline.store import create_store_engine, upgrade
 from plumbline.store.write import writer_for
@@ -48,6 +51,10 @@ def create_app(settings: ServerSettings) -> FastAPI:
     install_error_handlers(app)
     if writer is not None:
         app.add_middleware(FreshReads, engine=engine, writer=writer)
+    if settings.auth_meta and settings.auth == "required":
+        app.add_middleware(MetaAuth)
+    app.add_middleware(RequestGuard, bind_host=settings.host, allowed_hosts=settings.allowed_hosts)
+    app.add_middleware(SecurityHeaders)  # on every answer, refusals included
     if settings.access_log:
         access_log.ensure_output()
         app.add_middleware(AccessLog)  # last added, outermost: it times the whole request

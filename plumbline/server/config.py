@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from plumbline.errors import PlumblineError
-from plumbline.openlineage.urls import lineage_endpoint
+from plumbline.openlineage.urls import target_key
 from plumbline.server.outbox.policy import ENV_VARS, OutboxPolicy
 from plumbline.server.settings import (
     DEFAULT_MAX_BODY_BYTES,
@@ -71,6 +71,8 @@ CONFIG_KEYS = frozenset(
         "store",
         "max_body_bytes",
         "access_log",
+        "allowed_hosts",
+        "auth_meta",
         "forward",
         "catalog",
         "outbox",
@@ -104,6 +106,8 @@ def build_settings(
     catalog_options: tuple[str, ...] = (),
     max_body_bytes: int | None = None,
     access_log: bool | None = None,
+    allowed_hosts: tuple[str, ...] = (),
+    auth_meta: bool | None = None,
     config_file: str | Path | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> ServerSettings:
@@ -127,11 +131,17 @@ def build_settings(
     forward = [_forward_target(entry) for entry in file_config.get("forward", [])]
     known = {target.url for target in forward}
     forward += [ForwardTarget(url=url) for url in forward_urls if url not in known]
+    keys: dict[str, str] = {}
     for target in forward:  # refused here, not once the server has said it is serving
         try:
-            lineage_endpoint(target.url)
+            key = target_key(target.url)
         except ValueError as exc:
             raise ConfigError(f"forward target: {exc}") from None
+        if keys.setdefault(key, target.url) != target.url:
+            raise ConfigError(
+                f"forward targets: two URLs differ only in their credentials ({key}); "
+                "the outbox names a target without them"
+            )
     catalogs = {name: dict(props) for name, props in file_config.get("catalog", {}).items()}
     for option in catalog_options:
         name, properties = parse_catalog_option(option)
@@ -150,7 +160,27 @@ def build_settings(
         access_log=access_log
         if access_log is not None
         else bool(file_config.get("access_log", True)),
+        allowed_hosts=_allowed_hosts(allowed_hosts, file_config),
+        auth_meta=auth_meta if auth_meta is not None else bool(file_config.get("auth_meta", False)),
     )
+
+
+def _allowed_hosts(given: tuple[str, ...], file_config: dict[str, Any]) -> tuple[str, ...]:
+    """``--allowed-host`` names and the config file's ``allowed_hosts`` list, each a bare host
+    name or address (ConfigError for a URL, a port or an empty name)."""
+    listed = file_config.get("allowed_hosts", [])
+    if not isinstance(listed, list) or not all(isinstance(name, str) for name in listed):
+        raise ConfigError("config file: allowed_hosts must be a list of host names")
+    names: list[str] = []
+    for name in (*listed, *given):
+        bare = name.strip().lower().strip("[]")
+        if not bare or any(c in bare for c in "/@ ") or (":" in bare and bare.count(":") == 1):
+            raise ConfigError(
+                f"--allowed-host {name!r}: give a host name or address, without scheme or port"
+            )
+        if bare not in names:
+            names.append(bare)
+    return tuple(names)
 
 
 def _max_body_bytes(given: int | None, file_config: dict[str, Any]) -> int:

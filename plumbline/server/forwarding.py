@@ -16,7 +16,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Depends, FastAPI, Query, Request
 from sqlalchemy.engine import Connection
 
-from plumbline.openlineage.urls import lineage_endpoint, redact_url
+from plumbline.openlineage.urls import redact_url, target_key
 from plumbline.server import metrics
 from plumbline.server.auth import Principal, require
 from plumbline.server.errors import APIError
@@ -31,10 +31,10 @@ router = APIRouter(tags=["forwarding"])
 
 
 def target_keys(settings: ServerSettings) -> list[str]:
-    """The outbox key (lineage endpoint) of every configured target, without duplicates."""
+    """The outbox key (credential-free lineage endpoint) of every configured target, once."""
     keys: list[str] = []
     for target in settings.forward:
-        key = lineage_endpoint(target.url)
+        key = target_key(target.url)
         if key not in keys:
             keys.append(key)
     return keys
@@ -149,7 +149,7 @@ def retry_dead_events(
     if not isinstance(ids, list) or not all(isinstance(i, int) for i in ids):
         raise APIError(400, "ids must be a list of integers")
     try:
-        key = lineage_endpoint(target) if target else None
+        key = target_key(target) if target else None
     except ValueError as exc:
         raise APIError(400, str(exc)) from exc
     with request.app.state.engine.begin() as connection:

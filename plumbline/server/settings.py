@@ -42,3 +42,7 @@ class ServerSettings:
     writer_threads: int | None = None
     # one line per request on the plumbline.access logger (see plumbline.server.access_log)
     access_log: bool = True
+    # Host names served besides loopback ones (plumbline.server.request_guard)
+    allowed_hosts: tuple[str, ...] = ()
+    # with auth 'required': /metrics, /openapi.json and /docs need a read token too
+    auth_meta: bool = False

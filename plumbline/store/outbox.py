@@ -1,6 +1,7 @@
 """The ``outbox`` table: enqueue, claim due rows in per-run order, record outcomes, summarize.
 
-Rows are keyed by target endpoint (``lineage_endpoint(url)``). A row is due when it is ``pending``
+Rows are keyed by target endpoint without its credentials (``target_key(url)``: the server's
+settings hold the full URL, once). A row is due when it is ``pending``
 and its ``next_attempt_at`` has passed. Events of one run go to a target in acceptance (id) order:
 a row is claimable only when no earlier ``pending`` row of the same run and target is left behind
 (not due yet, or claimed by another worker). ``dead`` rows do not hold later ones back.

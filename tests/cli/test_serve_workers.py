@@ -74,7 +74,11 @@ def test_workers_share_the_port_store_every_event_and_stop_together(
 
     def post(index: int) -> int:
         # a connection per request, so that requests spread over the workers
-        return httpx.post(f"{gateway.url}/api/v1/lineage", content=_event(index)).status_code
+        return httpx.post(
+            f"{gateway.url}/api/v1/lineage",
+            content=_event(index),
+            headers={"Content-Type": "application/json"},
+        ).status_code
 
     with ThreadPoolExecutor(8) as pool:
         statuses = list(pool.map(post, range(60)))

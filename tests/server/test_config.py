@@ -136,3 +136,19 @@ def test_bad_outbox_table_names_the_setting(tmp_path: Path) -> None:
     config.write_text("[outbox]\nretries = 3\n")
     with pytest.raises(ConfigError, match="unknown \\[outbox\\] settings: retries"):
         build_settings(db_url="sqlite://", config_file=config)
+
+
+def test_allowed_hosts_and_auth_meta_from_flags_and_config_file(tmp_path: Path) -> None:
+    config = tmp_path / "plumbline.toml"
+    config.write_text('allowed_hosts = ["Lineage.Internal"]\nauth_meta = true\n')
+    settings = build_settings(db_url="sqlite://", allowed_hosts=("[::1]", "gw"), config_file=config)
+    assert settings.allowed_hosts == ("lineage.internal", "::1", "gw")
+    assert settings.auth_meta is True
+    assert build_settings(db_url="sqlite://").allowed_hosts == ()
+    assert build_settings(db_url="sqlite://").auth_meta is False
+
+
+@pytest.mark.parametrize("name", ["", "http://gw", "gw:8080", "a b", "user@gw"])
+def test_an_allowed_host_that_is_not_a_bare_name_is_refused(name: str) -> None:
+    with pytest.raises(ConfigError, match="without scheme or port"):
+        build_settings(db_url="sqlite://", allowed_hosts=(name,))

@@ -179,7 +179,12 @@ def test_chunked_body_over_the_limit_is_413(make_server: Any) -> None:
         for _ in range(20):
             yield b" " * 1000
 
-    response = httpx.post(f"{server.url}/api/v1/lineage", content=chunks(), timeout=60)
+    response = httpx.post(
+        f"{server.url}/api/v1/lineage",
+        content=chunks(),
+        headers={"Content-Type": "application/json"},
+        timeout=60,
+    )
     assert response.status_code == 413
 
 

@@ -52,8 +52,14 @@ def page(browser: object) -> Iterator[object]:
     errors: list[str] = []
     pg.on("pageerror", lambda exc: errors.append(str(exc)))
     pg.page_errors = errors  # type: ignore[attr-defined]
+    blocked: list[str] = []  # what the server's Content-Security-Policy blocked, on any page
+    pg.on(
+        "console",
+        lambda msg: blocked.append(msg.text) if "Content Security Policy" in msg.text else None,
+    )
     yield pg
     context.close()
+    assert blocked == [], f"the UI broke its Content-Security-Policy: {blocked}"
 
 
 class _StaticHandler(http.server.SimpleHTTPRequestHandler):

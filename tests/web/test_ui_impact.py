@@ -11,6 +11,7 @@ from urllib.parse import quote
 
 import httpx
 import pytest
+from playwright.sync_api import expect
 
 from . import analysis_events as ae
 from .ui_server import UiServer
@@ -87,7 +88,7 @@ def test_impact_downstream_of_a_diamond(page: Any, diamond: UiServer, artifacts:
     page.wait_for_url(
         f"{diamond.url}/impact?node={quote(SINK, safe='')}&direction=upstream&depth=2"
     )
-    page.wait_for_function("document.querySelectorAll('.impact-level').length === 2")
+    expect(page.locator(".impact-level")).to_have_count(2)  # (no string eval: the CSP forbids it)
     assert level_ids(page, 1) == [JOIN]
     assert sorted(level_ids(page, 2)) == [LEFT, f"dataset:file:{ae.RIGHT}"]
     assert page.locator('.impact-level[data-distance="3"]').count() == 0
@@ -120,7 +121,7 @@ def test_lineage_fan_out_folds_and_expands(page: Any, diamond: UiServer, artifac
     assert float(page.get_attribute("svg.graph", "data-scale")) >= 0.8
     page.screenshot(path=str(artifacts / "lineage_fanout_folded.png"))
     page.click("svg.graph .node-more")
-    page.wait_for_function("document.querySelectorAll('svg.graph .node-job').length === 15")
+    expect(page.locator("svg.graph .node-job")).to_have_count(15)
     assert page.locator("svg.graph .node-more").count() == 0
     page.click("#fit")
     assert float(page.get_attribute("svg.graph", "data-scale")) >= 0.8

@@ -136,9 +136,8 @@ def test_thousand_node_graph(
         assert "lod-low" not in page.get_attribute("svg.graph", "class")
         # The fold opens a page of 24 more on click.
         more.click()
-        page.wait_for_function(
-            "document.querySelector('.node-more[data-id=\"more:out:dataset:file:/big/source\"]')"
-            "?.dataset.count === '68'"
+        page.wait_for_selector(
+            '.node-more[data-id="more:out:dataset:file:/big/source"][data-count="68"]'
         )
         assert int(page.get_attribute("svg.graph", "data-nodes")) > shown
         # Zooming out by hand is still possible (labels give way to boxes), and back in.

@@ -18,7 +18,7 @@ from datetime import timedelta
 
 from sqlalchemy.engine import Connection, Engine
 
-from plumbline.openlineage.urls import lineage_endpoint, redact_url
+from plumbline.openlineage.urls import target_key
 from plumbline.server.outbox.delivery import DeliveryResult, TargetClient
 from plumbline.server.outbox.policy import OutboxPolicy
 from plumbline.server.settings import ForwardTarget
@@ -51,8 +51,8 @@ class TargetWorker:
         on_outcome: Callable[[str, str], None] | None = None,
     ) -> None:
         self.engine = engine
-        self.key = lineage_endpoint(target.url)
-        self.shown = redact_url(self.key)
+        self.key = target_key(target.url)  # credentials stay in the settings, not in rows
+        self.shown = self.key
         self._target = target
         self._policy = policy
         self._on_outcome = on_outcome or (lambda _target, _outcome: None)

@@ -1,0 +1,196 @@
+"""Peak memory of ingestion: the server's peak RSS for one maximum (10 MiB) batch and for 4 such
+batches posted at once, this checkout beside another (``--before``), on SQLite or PostgreSQL.
+
+The server is the real one (``python -m plumbline serve``, its own process, default settings),
+started from each source tree in turn on a fresh database. Its peak RSS is read from
+``/proc/PID/status`` (``VmHWM``, reset through ``/proc/PID/clear_refs`` before each scenario) and
+printed as MiB over the RSS it had before the scenario, and as a multiple of the bytes posted.
+Clients honour ``503`` + ``Retry-After`` (the ingestion memory budget's backpressure) and post
+again until every batch is accepted: the figures say how many 503s that took and how long.
+Events are bench/ingest.py's (a Spark action's shape, 20-field schema, column lineage).
+
+    .venv/bin/python bench/ingest_memory.py                         # this checkout only
+    git worktree add /tmp/plumbline-before <commit>                 # an older version
+    .venv/bin/python bench/ingest_memory.py --before /tmp/plumbline-before --backend postgresql
+
+The load average is printed with every figure: compare versions in one run, not across runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT))
+
+from ingest import fresh_database, make_events  # noqa: E402
+
+MIB = 1024 * 1024
+MAX_BODY = 10 * MIB  # the server's default --max-body-bytes
+
+
+def max_batch() -> bytes:
+    """A JSON array of events as close to the default body limit as whole events allow."""
+    events = make_events(4000)
+    pieces = [json.dumps(event).encode() for event in events]
+    size, taken = 2, []
+    for piece in pieces:
+        if size + len(piece) + 1 > MAX_BODY:
+            break
+        taken.append(piece)
+        size += len(piece) + 1
+    return b"[" + b",".join(taken) + b"]"
+
+
+def _status(pid: int, key: str) -> int:
+    """A ``kB`` figure of /proc/PID/status, in bytes."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(key + ":"):
+            return int(line.split()[1]) * 1024
+    raise KeyError(key)
+
+
+def _reset_peak(pid: int) -> None:
+    Path(f"/proc/{pid}/clear_refs").write_text("5")  # VmHWM := VmRSS
+
+
+@contextmanager
+def server(tree: Path, db_url: str) -> Iterator[tuple[str, int]]:
+    """The server of source tree ``tree`` in its own process: (base URL, pid)."""
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "plumbline", "serve", "--db", db_url, "--port", "0"],
+        cwd=tree,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        url = process.stdout.readline().strip().removeprefix("plumbline serving on ")
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(f"{url}/api/v1/health", timeout=2) as answer:
+                    if answer.status == 200:
+                        break
+            except OSError:
+                time.sleep(0.2)
+        yield url, process.pid
+    finally:
+        process.terminate()
+        process.wait(30)
+
+
+@dataclass
+class Posted:
+    """What posting one body took: the 503s answered before it was accepted, and its status."""
+
+    refusals: int = 0
+    status: int = 0
+
+
+def post(url: str, body: bytes, posted: Posted) -> None:
+    """POST ``body`` until it is not refused with 503 (waiting Retry-After seconds between)."""
+    parts = urllib.parse.urlsplit(url)
+    while True:
+        connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=600)
+        connection.request(
+            "POST", "/api/v1/lineage", body, {"Content-Type": "application/json"}
+        )
+        response = connection.getresponse()
+        response.read()
+        connection.close()
+        if response.status != 503:
+            posted.status = response.status
+            return
+        posted.refusals += 1
+        time.sleep(float(response.getheader("Retry-After") or "1"))
+
+
+@dataclass
+class Figure:
+    peak_mib: float  # peak RSS over the RSS before the scenario
+    per_byte: float  # that, per byte posted at once
+    resident_after_mib: float  # RSS over the start, once the scenario is done
+    refusals: int
+    seconds: float
+    load: str
+
+
+def scenario(url: str, pid: int, body: bytes, clients: int) -> Figure:
+    """Post ``clients`` copies of ``body`` at once (distinct run ids need not differ: duplicates
+    are stored once but parsed in full); the server's peak RSS meanwhile."""
+    time.sleep(1.0)
+    _reset_peak(pid)
+    before = _status(pid, "VmRSS")
+    results = [Posted() for _ in range(clients)]
+    threads = [threading.Thread(target=post, args=(url, body, r)) for r in results]
+    started = time.monotonic()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    seconds = time.monotonic() - started
+    assert all(r.status == 201 for r in results), [r.status for r in results]
+    peak = _status(pid, "VmHWM") - before
+    time.sleep(2.0)
+    after = _status(pid, "VmRSS") - before
+    return Figure(
+        peak / MIB,
+        peak / (len(body) * clients),
+        after / MIB,
+        sum(r.refusals for r in results),
+        seconds,
+        " ".join(f"{x:.1f}" for x in os.getloadavg()),
+    )
+
+
+def measure(tree: Path, backend: str, body: bytes) -> dict[str, Figure]:
+    figures: dict[str, Figure] = {}
+    with fresh_database(backend) as db_url, server(tree, db_url) as (url, pid):
+        figures["1 batch"] = scenario(url, pid, body, 1)
+        figures["4 at once"] = scenario(url, pid, body, 4)
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--before", type=Path, help="another source tree to measure beside")
+    parser.add_argument("--backend", choices=("sqlite", "postgresql"), default="sqlite")
+    args = parser.parse_args()
+    body = max_batch()
+    print(f"batch: {len(body) / MIB:.2f} MiB, {body.count(b'schemaURL')} events; {args.backend}")
+    trees = {"after": ROOT} if args.before is None else {"before": args.before, "after": ROOT}
+    results = {name: measure(tree, args.backend, body) for name, tree in trees.items()}
+    print(f"{'scenario':<10} {'version':<7} {'peak MiB':>9} {'x posted':>9} "
+          f"{'kept MiB':>9} {'503s':>5} {'seconds':>8}  load")
+    for name in ("1 batch", "4 at once"):
+        for version, figures in results.items():
+            f = figures[name]
+            print(
+                f"{name:<10} {version:<7} {f.peak_mib:>9.1f} {f.per_byte:>9.1f} "
+                f"{f.resident_after_mib:>9.1f} {f.refusals:>5} {f.seconds:>8.1f}  {f.load}"
+            )
+        if "before" in results:
+            ratio = results["after"][name].peak_mib / max(results["before"][name].peak_mib, 0.1)
+            print(f"{name:<10} after/before peak: {ratio:.2f}")
+
+
+if __name__ == "__main__":
+    main()
