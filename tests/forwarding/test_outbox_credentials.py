@@ -59,7 +59,7 @@ def test_the_migration_takes_credentials_out_of_old_rows(db_url: str) -> None:
 
     engine = create_store_engine(db_url)
     upgrade(engine)
-    command.downgrade(_alembic_config(engine), "0011")
+    command.downgrade(_alembic_config(engine), "0012")
     old = _credentialed("http://127.0.0.1:9")
     with engine.begin() as connection:
         queue.enqueue_rows(connection, [old, "http://127.0.0.1:9/plain"], [(b"{}", None)])

@@ -5,8 +5,8 @@ Forward-target URLs may hold a password (``https://user:secret@host``) or a toke
 with those removed (``plumbline.openlineage.urls.target_key``); the server's settings hold the
 full URL, once. This rewrites the rows written before.
 
-Revision ID: 0012
-Revises: 0011
+Revision ID: 0013
+Revises: 0012
 Create Date: 2026-11-25 17:30:00
 """
 
@@ -15,8 +15,8 @@ from alembic import op
 
 from plumbline.openlineage.urls import redact_url
 
-revision = "0012"
-down_revision = "0011"
+revision = "0013"
+down_revision = "0012"
 branch_labels = None
 depends_on = None
 
