@@ -110,9 +110,7 @@ def post(url: str, body: bytes, posted: Posted) -> None:
     parts = urllib.parse.urlsplit(url)
     while True:
         connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=600)
-        connection.request(
-            "POST", "/api/v1/lineage", body, {"Content-Type": "application/json"}
-        )
+        connection.request("POST", "/api/v1/lineage", body, {"Content-Type": "application/json"})
         response = connection.getresponse()
         response.read()
         connection.close()
@@ -178,8 +176,10 @@ def main() -> None:
     print(f"batch: {len(body) / MIB:.2f} MiB, {body.count(b'schemaURL')} events; {args.backend}")
     trees = {"after": ROOT} if args.before is None else {"before": args.before, "after": ROOT}
     results = {name: measure(tree, args.backend, body) for name, tree in trees.items()}
-    print(f"{'scenario':<10} {'version':<7} {'peak MiB':>9} {'x posted':>9} "
-          f"{'kept MiB':>9} {'503s':>5} {'seconds':>8}  load")
+    print(
+        f"{'scenario':<10} {'version':<7} {'peak MiB':>9} {'x posted':>9} "
+        f"{'kept MiB':>9} {'503s':>5} {'seconds':>8}  load"
+    )
     for name in ("1 batch", "4 at once"):
         for version, figures in results.items():
             f = figures[name]
