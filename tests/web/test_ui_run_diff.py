@@ -113,15 +113,27 @@ def test_version_lineage_on_the_dataset_page(page: Any, diamond: UiServer, artif
         assert used.locator("a[href^='/datasets/']").get_attribute("href") == (
             f"/datasets/file/{quote(ae.SINK, safe='')}"
         )
-    # The sink's version: made from both inputs, used by nothing.
+    assert newest.locator(".version-current").inner_text() == "current"
+    # The sink's version: made from both inputs and, two runs away, what they were made from;
+    # used by nothing.
     page.goto(f"{diamond.url}/datasets/file/{quote(ae.SINK, safe='')}")
     page.wait_for_selector("#versions .version-downstream .muted")
     oldest = page.locator("#versions .version").last
     oldest.locator(".version-upstream li").first.wait_for()
-    made_from = oldest.locator(".version-upstream li").evaluate_all(
-        "ls => ls.map(l => l.dataset.dataset)"
-    )
-    assert sorted(made_from) == [ae.LEFT, ae.RIGHT]
+
+    def made_from(distance: int) -> list[str]:
+        return sorted(oldest.locator(f'.version-upstream li[data-distance="{distance}"]').evaluate_all(
+            "ls => ls.map(l => l.dataset.dataset)"
+        ))  # fmt: skip
+
+    assert made_from(1) == [ae.LEFT, ae.RIGHT]
+    assert set(made_from(2)) == {ae.SRC}
+    assert "2 runs away" in oldest.locator(".version-upstream").inner_text()
     assert oldest.locator(".version-downstream").inner_text().endswith("not read yet")
+    # The failed join run named the sink in its START: that version is in the history, never
+    # current, and says so; the current one is the last complete run's.
+    newest = page.locator("#versions .version").first
+    assert newest.locator(".version-incomplete").inner_text() == "not current: its run failed"
+    assert oldest.locator(".version-current").inner_text() == "current"
     page.screenshot(path=str(artifacts / "dataset_version_lineage.png"), full_page=True)
     assert page.page_errors == []

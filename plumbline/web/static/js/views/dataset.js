@@ -4,7 +4,7 @@ import { badge, emptyState, errorState, facetList, h, mount, section, spinner, t
 import { fmtNumber, fmtShortTime, fmtTime, shortId } from '../format.js';
 import { barChart } from '../charts.js';
 import { schemaDiff } from '../schema_diff.js';
-import { header, kv, loadInto, versionId } from './common.js';
+import { header, kv, loadInto, runState, versionId } from './common.js';
 import { contextLine, datasetName, jobName } from '../names.js';
 
 export async function renderDataset(root, { namespace, name }) {
@@ -71,7 +71,7 @@ export async function renderDataset(root, { namespace, name }) {
     if (!versions.length) return emptyState('No versions yet');
     // Versions come newest first; each is compared with the one before it in time.
     const all = (res.totalCount ?? versions.length) <= versions.length;
-    return h('div', { class: 'versions', id: 'versions' }, versions.map((v, i) => versionRow(v, versions[i + 1], all, i < LINEAGE_NOW ? 'now' : 'ask', namespace, name)),
+    return h('div', { class: 'versions', id: 'versions' }, versions.map((v, i) => versionRow(v, versions[i + 1], all, i < LINEAGE_NOW ? 'now' : 'ask', namespace, name, ds.currentVersion)),
       all ? null : h('p', { class: 'muted small' }, `Showing the newest ${versions.length} of ${res.totalCount} versions.`));
   });
   return null;
@@ -79,23 +79,54 @@ export async function renderDataset(root, { namespace, name }) {
 
 // Versions whose "made from" / "used by" load with the page; older ones load on request.
 const LINEAGE_NOW = 10;
+// Versions listed per level of a walk before "+N more".
+const PER_LEVEL = 12;
 
-/** "Made from" (the exact input versions its run read) and "used by" (versions made from it). */
+/** One version reached by a walk: its dataset, version, and how it is linked. */
+function versionItem(x, direction) {
+  return h('li', { 'data-dataset': x.name, 'data-version': x.version || '', 'data-distance': String(x.distance) },
+    h('a', { href: links.dataset(x.namespace, x.name), 'data-link': '', title: `${x.namespace} ${x.name}` }, datasetName(x.name).short), ' ',
+    h('span', { class: 'mono muted', title: x.version || '' }, x.version ? shortId(x.version) : 'unknown version'),
+    direction === 'downstream' && x.runId ? [' by ', h('a', { class: 'mono', href: links.run(x.runId), 'data-link': '' }, `run ${shortId(x.runId)}`)] : null,
+    direction === 'upstream' && x.versionSource ? h('span', { class: 'muted small' }, ` · ${x.versionSource}`) : null,
+    x.writerPruned ? h('span', { class: 'muted small' }, ` · its run was pruned ${fmtShortTime(x.writerPruned.prunedAt)}`) : null);
+}
+
+/** A walk's versions by distance: the direct ones, then those 2, 3… runs away. */
+function versionLevels(versions, direction) {
+  const byDistance = new Map();
+  for (const x of versions) {
+    if (!byDistance.has(x.distance)) byDistance.set(x.distance, []);
+    byDistance.get(x.distance).push(x);
+  }
+  return [...byDistance.entries()].sort((a, b) => a[0] - b[0]).map(([distance, xs]) => {
+    const label = distance === 1 ? null : h('div', { class: 'muted small version-level-label' }, `${distance} runs away`);
+    const shown = xs.slice(0, PER_LEVEL);
+    const list = h('ul', { class: 'plain' }, shown.map((x) => versionItem(x, direction)));
+    const more = xs.length > shown.length ? h('button', {
+      class: 'btn btn-small',
+      onclick: (e) => { list.append(...xs.slice(PER_LEVEL).map((x) => versionItem(x, direction))); e.target.remove(); },
+    }, `+${xs.length - shown.length} more`) : null;
+    return h('div', { class: 'version-level', 'data-distance': String(distance) }, label, list, more);
+  });
+}
+
+/** "Made from" (the exact input versions its run read, and theirs, transitively) and "used by"
+ * (the versions made from it, and from those). */
 function versionLineage(namespace, name, v, when) {
   const el = h('div', { class: 'version-links' });
   const side = (direction, title, empty) => {
     const box = h('div', { class: `version-${direction}` }, h('h5', null, title));
     const list = h('div');
     box.append(list);
-    loadInto(list, () => api.versionLineage(namespace, name, v.version, direction, 1), (res) => {
-      const vs = (res.versions || []).filter((x) => x.distance === 1);
-      const more = res.hiddenVersions ? h('div', { class: 'muted small' }, `${res.hiddenVersions} more your token may not read`) : null;
-      if (!vs.length) return [h('span', { class: 'muted' }, empty), more];
-      return [h('ul', { class: 'plain' }, vs.map((x) => h('li', { 'data-dataset': x.name, 'data-version': x.version || '' },
-        h('a', { href: links.dataset(x.namespace, x.name), 'data-link': '', title: `${x.namespace} ${x.name}` }, datasetName(x.name).short), ' ',
-        h('span', { class: 'mono muted', title: x.version || '' }, x.version ? shortId(x.version) : 'unknown version'),
-        direction === 'downstream' && x.runId ? [' by ', h('a', { class: 'mono', href: links.run(x.runId), 'data-link': '' }, `run ${shortId(x.runId)}`)] : null,
-        direction === 'upstream' && x.versionSource ? h('span', { class: 'muted small' }, ` · ${x.versionSource}`) : null))), more];
+    loadInto(list, () => api.versionLineage(namespace, name, v.version, direction), (res) => {
+      const vs = (res.versions || []).filter((x) => x.distance > 0);
+      const notes = [
+        res.hiddenVersions ? h('div', { class: 'muted small' }, `${res.hiddenVersions} more your token may not read`) : null,
+        res.truncated ? h('div', { class: 'muted small version-truncated' }, 'Cut at the server\'s limit of versions (nearest kept).') : null,
+      ];
+      if (!vs.length) return [h('span', { class: 'muted' }, empty), ...notes];
+      return [...versionLevels(vs, direction), ...notes];
     });
     return box;
   };
@@ -105,7 +136,19 @@ function versionLineage(namespace, name, v, when) {
   return el;
 }
 
-function versionRow(v, prev, all, when, namespace, name) {
+/** What a version is to a reader: the current one, or one whose run did not complete (it may be
+ * partial or empty: the dataset's current version is still the one before). */
+function versionStatus(v, current) {
+  if (current && v.version === current) return h('span', { class: 'tag tag-direct version-current', title: 'The dataset\'s current version' }, 'current');
+  const state = v.createdByRun ? runState(v.createdByRun.state) : null;
+  if (state && state !== 'COMPLETED') {
+    const why = state === 'RUNNING' ? 'its run has not completed' : `its run ${state.toLowerCase()}`;
+    return h('span', { class: 'tag tag-indirect version-incomplete', title: `Never current: ${why}; what it holds may be partial` }, `not current: ${why}`);
+  }
+  return null;
+}
+
+function versionRow(v, prev, all, when, namespace, name, current) {
   const run = v.createdByRun;
   const diff = prev ? schemaDiff(prev.fields, v.fields) : null;
   const changes = diff && !diff.same ? h('div', { class: 'diff' },
@@ -116,10 +159,11 @@ function versionRow(v, prev, all, when, namespace, name) {
     h('div', { class: 'version-head' },
       h('span', { class: 'mono version-id', title: v.version }, shortId(v.version)),
       h('span', { class: 'muted' }, fmtTime(v.createdAt)),
+      versionStatus(v, current),
       v.lifecycleState ? h('span', { class: 'tag' }, v.lifecycleState) : null,
       h('span', { class: 'muted' }, `${(v.fields || []).length} columns`),
       h('span', { class: 'spacer' }),
-      run ? [badge(run.state), ' ', h('a', { href: links.run(run.id), 'data-link': '', class: 'mono' }, `run ${shortId(run.id)}`)] : h('span', { class: 'muted' }, 'no run')),
+      run ? [badge(runState(run.state)), ' ', h('a', { href: links.run(run.id), 'data-link': '', class: 'mono' }, `run ${shortId(run.id)}`)] : h('span', { class: 'muted' }, 'no run')),
     prev ? (changes || h('div', { class: 'muted small' }, 'Same schema as the previous version'))
       : all ? h('div', { class: 'muted small' }, 'First version') : null,
     versionLineage(namespace, name, v, when));
