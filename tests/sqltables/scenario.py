@@ -6,8 +6,10 @@ Spark SQL, recipes).
     clean   (run 2, day 1)  reads raw, writes file:/warehouse/clean (catalog table db.clean),
                             column lineage: id <- raw.id (IDENTITY), total <- raw.amount
                             (AGGREGATION), raw.country shapes the whole output (FILTER)
-    report  (run 3, day 2)  reads clean, writes nothing; FAILs
+    report  (run 3, day 2)  reads clean and the database table shop.public.customers (no known
+                            producer), writes nothing; FAILs
     clean   (run 4, day 2)  reads raw, writes clean again, the same column lineage
+    audit   (run 5, day 2)  reads clean, writes file:/audit (two hops from raw)
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from store_summary import column_lineage, dataset, facet, ingest, run_event
 JOBS = "pipeline"
 RAW = ("file", "/data/raw")
 CLEAN = ("file", "/warehouse/clean")
+CUSTOMERS = ("postgres://db:5432", "shop.public.customers")
+AUDIT = ("file", "/audit")
 DAY1, DAY2 = date(2024, 1, 1), date(2024, 1, 2)
 
 
@@ -68,10 +72,12 @@ def events() -> list[dict[str, Any]]:
         run_event(run_uuid(1), "COMPLETE", t1 + "05Z", job="extract", namespace=JOBS, outputs=[raw_out]),
         run_event(run_uuid(2), "START", t1 + "10Z", job="clean", namespace=JOBS, inputs=[_raw()], outputs=[_clean_out(2)]),
         run_event(run_uuid(2), "COMPLETE", t1 + "20Z", job="clean", namespace=JOBS, inputs=[_raw()], outputs=[_clean_out(2)]),
-        run_event(run_uuid(3), "START", t2 + "00Z", job="report", namespace=JOBS, inputs=[dataset(*CLEAN)]),
-        run_event(run_uuid(3), "FAIL", t2 + "03Z", job="report", namespace=JOBS, inputs=[dataset(*CLEAN)]),
+        run_event(run_uuid(3), "START", t2 + "00Z", job="report", namespace=JOBS, inputs=[dataset(*CLEAN), dataset(*CUSTOMERS)]),
+        run_event(run_uuid(3), "FAIL", t2 + "03Z", job="report", namespace=JOBS, inputs=[dataset(*CLEAN), dataset(*CUSTOMERS)]),
         run_event(run_uuid(4), "START", t2 + "10Z", job="clean", namespace=JOBS, inputs=[_raw()], outputs=[_clean_out(3)]),
         run_event(run_uuid(4), "COMPLETE", t2 + "12Z", job="clean", namespace=JOBS, inputs=[_raw()], outputs=[_clean_out(3)]),
+        run_event(run_uuid(5), "START", t2 + "20Z", job="audit", namespace=JOBS, inputs=[dataset(*CLEAN)], outputs=[dataset(*AUDIT)]),
+        run_event(run_uuid(5), "COMPLETE", t2 + "21Z", job="audit", namespace=JOBS, inputs=[dataset(*CLEAN)], outputs=[dataset(*AUDIT)]),
     ]  # fmt: skip
 
 

@@ -81,12 +81,12 @@ def test_incremental_export_rewrites_only_the_changed_days(built: Engine, tmp_pa
     export_tables(built, tmp_path, overlap=timedelta(0))
     day1 = tmp_path / "table_lineage" / "event_date=2024-01-01" / "part-0.parquet"
     before = day1.stat().st_mtime_ns
-    new_run = run_uuid(5)
+    new_run = run_uuid(6)
     ingest(built, [
-        run_event(new_run, "START", "2024-01-03T09:00:00Z", job="audit", namespace=JOBS,
-                  inputs=[dataset(*CLEAN)], outputs=[dataset("file", "/audit")]),
-        run_event(new_run, "COMPLETE", "2024-01-03T09:00:01Z", job="audit", namespace=JOBS,
-                  inputs=[dataset(*CLEAN)], outputs=[dataset("file", "/audit")]),
+        run_event(new_run, "START", "2024-01-03T09:00:00Z", job="late", namespace=JOBS,
+                  inputs=[dataset(*CLEAN)], outputs=[dataset("file", "/late")]),
+        run_event(new_run, "COMPLETE", "2024-01-03T09:00:01Z", job="late", namespace=JOBS,
+                  inputs=[dataset(*CLEAN)], outputs=[dataset("file", "/late")]),
     ])  # fmt: skip
     again = export_tables(built, tmp_path, overlap=timedelta(0))
     assert again.incremental
@@ -102,7 +102,7 @@ def test_incremental_export_follows_a_prune(built: Engine, tmp_path: Path) -> No
     prune(built, datetime(2024, 1, 2, tzinfo=UTC))
     export_tables(built, tmp_path)
     runs = {r["entity_run_id"] for r in _read_parquet(tmp_path, "table_lineage")}
-    assert runs == {run_uuid(1), run_uuid(3), run_uuid(4)}  # clean's older run 2 was pruned
+    assert runs == {run_uuid(1), run_uuid(3), run_uuid(4), run_uuid(5)}  # clean's run 2 pruned
     edges = {
         (r["entity_name"], r["run_count"]) for r in _read_parquet(tmp_path, "table_lineage_edges")
     }

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scenario import CLEAN, DAY1, DAY2, RAW, build, pick, run_uuid
+from scenario import AUDIT, CLEAN, CUSTOMERS, DAY1, DAY2, RAW, build, pick, run_uuid
 from sqlalchemy.engine import Engine
 
 from plumbline.analysis.version_lineage import version_lineage
@@ -19,9 +19,11 @@ from plumbline.store import create_store_engine, prune, upgrade
 from plumbline.store.read.runs import get_run
 from plumbline.store.read.sql_tables import table_rows, view_columns
 
-R1, R2, R3, R4 = (run_uuid(n) for n in (1, 2, 3, 4))
+R1, R2, R3, R4, R5 = (run_uuid(n) for n in (1, 2, 3, 4, 5))
 _, RAW_NAME = RAW
 _, CLEAN_NAME = CLEAN
+_, CUSTOMERS_NAME = CUSTOMERS
+_, AUDIT_NAME = AUDIT
 
 
 @pytest.fixture
@@ -43,16 +45,19 @@ def test_table_lineage(built: Engine) -> None:
         built, "table_lineage", "source_path", "target_table_full_name", "target_path",
         "entity_name", "entity_run_id", "run_state", "event_date",
     ) == [
+        (None, None, None, "report", R3, "FAIL", DAY2),  # shop.public.customers: not a path
         (None, None, RAW_NAME, "extract", R1, "COMPLETE", DAY1),
         ("/data/raw", "db.clean", CLEAN_NAME, "clean", R2, "COMPLETE", DAY1),
         ("/data/raw", "db.clean", CLEAN_NAME, "clean", R4, "COMPLETE", DAY2),
         ("/warehouse/clean", None, None, "report", R3, "FAIL", DAY2),
+        ("/warehouse/clean", None, AUDIT_NAME, "audit", R5, "COMPLETE", DAY2),
     ]  # fmt: skip
 
 
 def test_table_lineage_types(built: Engine) -> None:
     assert _rows(built, "table_lineage", "entity_run_id", "source_type", "target_type") == [
-        (R1, None, "PATH"), (R2, "PATH", "TABLE"), (R3, "TABLE", None), (R4, "PATH", "TABLE"),
+        (R1, None, "PATH"), (R2, "PATH", "TABLE"), (R3, "TABLE", None), (R3, "TABLE", None),
+        (R4, "PATH", "TABLE"), (R5, "TABLE", "PATH"),
     ]  # fmt: skip
 
 
@@ -78,6 +83,8 @@ def test_table_lineage_edges(built: Engine) -> None:
         (None, RAW_NAME, "extract", 1, R1, "COMPLETE"),
         (RAW_NAME, CLEAN_NAME, "clean", 2, R4, "COMPLETE"),
         (CLEAN_NAME, None, "report", 1, R3, "FAIL"),
+        (CLEAN_NAME, AUDIT_NAME, "audit", 1, R5, "COMPLETE"),
+        (CUSTOMERS_NAME, None, "report", 1, R3, "FAIL"),
     ]  # fmt: skip
 
 
@@ -105,11 +112,13 @@ def test_runs(built: Engine) -> None:
         (R2, "clean", "COMPLETE", 10000, None, 2, 200, DAY1),
         (R3, "report", "FAIL", 3000, None, None, None, DAY2),
         (R4, "clean", "COMPLETE", 2000, None, 3, 300, DAY2),
+        (R5, "audit", "COMPLETE", 1000, None, None, None, DAY2),
     ]  # fmt: skip
 
 
 def test_jobs(built: Engine) -> None:
     assert _rows(built, "jobs", "namespace", "name", "type", "latest_run_id", "latest_run_state") == [
+        ("pipeline", "audit", "BATCH", R5, "COMPLETE"),
         ("pipeline", "clean", "BATCH", R4, "COMPLETE"),
         ("pipeline", "extract", "BATCH", R1, "COMPLETE"),
         ("pipeline", "report", "BATCH", R3, "FAIL"),
@@ -121,9 +130,11 @@ def test_datasets(built: Engine) -> None:
         built, "datasets", "name", "table_full_name", "path", "dataset_type", "current_version",
         "schema_fields",
     ) == [
+        (AUDIT_NAME, None, AUDIT_NAME, "PATH", R5, None),
         (RAW_NAME, None, RAW_NAME, "PATH", "snap-11",
          [{"name": "id", "type": "long"}, {"name": "amount", "type": "double"}]),
         (CLEAN_NAME, "db.clean", CLEAN_NAME, "TABLE", R4, None),
+        (CUSTOMERS_NAME, CUSTOMERS_NAME, None, "TABLE", None, None),
     ]  # fmt: skip
 
 
@@ -132,6 +143,7 @@ def test_dataset_versions(built: Engine) -> None:
         built, "dataset_versions", "dataset_name", "version", "created_by_run_id", "row_count",
         "snapshot_id",
     ) == [
+        (AUDIT_NAME, R5, R5, None, None),
         (RAW_NAME, "snap-11", R1, 2, "snap-11"),
         (CLEAN_NAME, R2, R2, 2, None),
         (CLEAN_NAME, R4, R4, 3, None),
@@ -143,6 +155,10 @@ def test_snapshot_lineage(built: Engine) -> None:
         built, "snapshot_lineage", "target_name", "target_version", "source_name",
         "source_snapshot_id", "source_version_source", "entity_name", "entity_run_id",
     ) == [
+        (None, None, CLEAN_NAME, None, "eventTime", "report", R3),  # read, wrote nothing
+        (None, None, CUSTOMERS_NAME, None, "eventTime", "report", R3),
+        (AUDIT_NAME, R5, CLEAN_NAME, None, "eventTime", "audit", R5),  # clean: no snapshot id
+        (RAW_NAME, "snap-11", None, None, None, "extract", R1),  # wrote, read nothing
         (CLEAN_NAME, R2, RAW_NAME, "snap-11", "eventTime", "clean", R2),
         (CLEAN_NAME, R4, RAW_NAME, "snap-11", "eventTime", "clean", R4),
     ]  # fmt: skip
@@ -179,13 +195,15 @@ def test_history_rows_match_the_api_for_the_same_run(built: Engine) -> None:
 
 def test_prune_drops_history_and_keeps_edges(built: Engine) -> None:
     prune(built, datetime(2024, 1, 2, tzinfo=UTC))  # run 2 (clean's older run) goes
-    assert [r[0] for r in _rows(built, "table_lineage", "entity_run_id")] == [R1, R3, R4]
+    assert [r[0] for r in _rows(built, "table_lineage", "entity_run_id")] == [R1, R3, R3, R4, R5]
     assert {r[0] for r in _rows(built, "column_lineage", "entity_run_id")} == {R4}
     assert _rows(
         built, "table_lineage_edges", "target_name", "entity_name", "first_seen", "run_count",
         "last_run_id",
     ) == [
         (None, "report", _at(2, 0), 1, R3),
+        (None, "report", _at(2, 0), 1, R3),
+        (AUDIT_NAME, "audit", _at(2, 20), 1, R5),
         (RAW_NAME, "extract", _at(1, 0), 1, R1),
         (CLEAN_NAME, "clean", _at(1, 10), 2, R4),
     ]  # fmt: skip

@@ -257,14 +257,18 @@ def _sql(dialect: str) -> list[str]:
                    i.version_source AS source_version_source, i.read_at AS source_read_at,
                    {entity}, r.uuid AS entity_run_id, r.current_state AS run_state,
                    {run_time} AS event_time, {date(run_time)} AS event_date
-              FROM run_io o
-              JOIN run_io i ON i.run_id = o.run_id AND i.direction = 'input'
-              JOIN runs r ON r.id = o.run_id {jobs}
-              JOIN dataset_versions tv ON tv.id = o.dataset_version_id
+              FROM ({table_pairs}) p JOIN runs r ON r.id = p.run_id {jobs}
+              LEFT JOIN run_io o
+                ON o.run_id = p.run_id AND o.dataset_id = p.target_id AND o.direction = 'output'
+              LEFT JOIN run_io i
+                ON i.run_id = p.run_id AND i.dataset_id = p.source_id AND i.direction = 'input'
+              LEFT JOIN dataset_versions tv ON tv.id = o.dataset_version_id
               LEFT JOIN dataset_versions sv ON sv.id = i.dataset_version_id
-              JOIN plumbline_dataset_names tgt ON tgt.dataset_id = o.dataset_id
-              JOIN plumbline_dataset_names src ON src.dataset_id = i.dataset_id
-             WHERE o.direction = 'output' AND {visible_job}""",
+              LEFT JOIN plumbline_dataset_names tgt ON tgt.dataset_id = p.target_id
+              LEFT JOIN plumbline_dataset_names src ON src.dataset_id = p.source_id
+             WHERE {visible_job}
+               AND (p.source_id IS NULL OR src.dataset_id IS NOT NULL)
+               AND (p.target_id IS NULL OR tgt.dataset_id IS NOT NULL)""",
     ]
 
 
