@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 import threading
@@ -157,6 +158,9 @@ def main() -> None:
     parser.add_argument("scenarios", nargs="*", help="scenario names (default: all)")
     args = parser.parse_args()
     from pyspark.sql import SparkSession
+
+    # Python UDF scenarios run workers: they need this interpreter (its pyarrow), not python3.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
     with tempfile.TemporaryDirectory(prefix="plumbline-plans-") as tmp:
         scratch = Path(tmp).resolve()

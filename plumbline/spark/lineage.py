@@ -257,6 +257,24 @@ def _alias(walker: LineageWalker, expr: Node, mode: Transformation, deps: Deps) 
     walker.visit_children(expr, mode, deps)
 
 
+@expression_kind(v.CASTS)
+def _cast(walker: LineageWalker, expr: Node, mode: Transformation, deps: Deps) -> None:
+    """A type conversion: TRANSFORMATION, unless it casts a column to the type it already has.
+
+    Spark 3.5 wraps every column of `INSERT INTO` in a cast to the table's type, same type or
+    not (`cast(order_id#1 as bigint)` of a bigint); 4.x leaves the same-type ones out. Such a
+    cast changes nothing, so both lines give IDENTITY for it.
+    """
+    child = expr.children[0] if len(expr.children) == 1 else None
+    same_type = (
+        child is not None
+        and child.name in v.ATTRIBUTES
+        and child.fields.get("dataType") is not None
+        and child.fields.get("dataType") == expr.fields.get("dataType")
+    )
+    walker.visit_children(expr, mode if same_type else upgrade(mode, TRANSFORMATION), deps)
+
+
 @expression_kind(v.AGGREGATE_EXPRESSIONS)
 def _aggregate(walker: LineageWalker, expr: Node, mode: Transformation, deps: Deps) -> None:
     walker.visit_children(expr, upgrade(mode, AGGREGATION), deps)

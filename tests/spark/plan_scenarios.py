@@ -129,6 +129,14 @@ SCENARIOS = [
         _sql("SELECT order_id, customer_id AS cid, amount * 2 AS doubled FROM orders"),
     ),
     Scenario(
+        "cast",
+        "Cast: to another type a TRANSFORMATION, to the type the column has an IDENTITY",
+        _sql(
+            "SELECT CAST(order_id AS string) AS id_text, CAST(amount AS int) AS whole,"
+            " CAST(customer_id AS bigint) AS cid FROM orders"
+        ),
+    ),
+    Scenario(
         "literal",
         "a column of literals only has no lineage",
         _sql("SELECT order_id, 'x' AS constant, current_date() AS today FROM orders"),
