@@ -137,6 +137,7 @@ def renormalize(db_url: str | None, dry_run: bool) -> None:
 
     engine = _store_at_newest_schema(db_url)
     _rebuild_input_versions(engine, dry_run)
+    _rebuild_column_history(engine, dry_run)
     with engine.connect() as connection:
         by_error = failed_events(connection)
     total = sum(by_error.values())
@@ -179,6 +180,21 @@ def _rebuild_input_versions(engine: Engine, dry_run: bool) -> None:
             f"{verb} {done.rebuilt} run input(s) from before schema 0010 to the version they read"
             f" (from their runs' raw events); {done.without_events} have no raw events left and"
             " keep their old link (versionSource null)"
+        )
+
+
+def _rebuild_column_history(engine: Engine, dry_run: bool) -> None:
+    """Runs recorded before schema 0012 get their column-lineage history (which run carried
+    which column edge) from their raw events (said only when there are any)."""
+    from plumbline.store.write.history_rebuild import rebuild_column_history
+
+    done = rebuild_column_history(engine, dry_run=dry_run)
+    if done.runs or done.skipped:
+        verb = "would give" if dry_run else "gave"
+        click.echo(
+            f"{verb} {done.runs} run(s) from before schema 0012 their column-lineage history"
+            f" ({done.rows} rows, from their raw events); {done.skipped} run(s) whose events"
+            " name datasets no longer stored keep none"
         )
 
 

@@ -72,7 +72,7 @@ def test_text_formats_hold_every_row(built: Engine, tmp_path: Path, file_format:
     names = sorted(json.loads(line)["name"] for line in lines) if file_format == "jsonl" else (
         sorted(line.split(",")[2] for line in lines[1:])
     )  # fmt: skip
-    assert names == ["clean", "extract", "report"]
+    assert names == ["audit", "clean", "extract", "report"]
     day = tmp_path / "runs" / "event_date=2024-01-02" / f"part-0.{file_format}"
     assert run_uuid(4) in day.read_text() and run_uuid(1) not in day.read_text()
 
@@ -126,7 +126,7 @@ def test_a_failed_export_leaves_the_files_before_it(built: Engine, tmp_path: Pat
 
 def test_since_keeps_history_from_that_day(built: Engine, tmp_path: Path) -> None:
     result = export_tables(built, tmp_path, since=DAY2)
-    assert result.rows["runs"] == 2
+    assert result.rows["runs"] == 3
     assert [p.name for p in (tmp_path / "runs").iterdir()] == ["event_date=2024-01-02"]
 
 

@@ -14,6 +14,7 @@ __all__ = [
     # modules
     "conflicts",  # conflicts between events: kinds and per-process counts
     "hiding",  # soft delete (hide) namespaces, datasets and jobs
+    "history_rebuild",  # column-lineage history of runs from before 0012, from raw events
     "input_versions",  # the version each run input read; rebuilt for stores from before 0010
     "tagging",  # tag and untag datasets, fields and jobs
 ]
