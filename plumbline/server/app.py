@@ -10,7 +10,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from plumbline import __version__
-from plumbline.server import access_log, forwarding, health, ingest, metrics
+from plumbline.server import access_log, alert_checks, forwarding, health, ingest, metrics
 from plumbline.server.access_log import AccessLog
 from plumbline.server.api import routers as read_api_routers
 from plumbline.server.catalog import routes as catalog_routes
@@ -31,12 +31,17 @@ def create_app(settings: ServerSettings) -> FastAPI:
     engine = create_store_engine(settings.db_url)
     writer = writer_for(engine, settings.writer_threads) if settings.store else None
     upgrade(engine)
+    if writer is not None:
+        alert_checks.install(writer, settings)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if writer is not None:
             writer.normalizer.start()  # events an earlier process left pending
-        async with forwarding.background_worker(app):
+        async with (
+            forwarding.background_worker(app),
+            alert_checks.background_checks(writer, settings),
+        ):
             yield
         engine.dispose()
 

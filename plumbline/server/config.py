@@ -5,7 +5,8 @@ Flags override the file. The environment gives ``PLUMBLINE_WRITER_THREADS`` and,
 no ``[outbox]`` table, ``PLUMBLINE_OUTBOX_*`` (see :data:`~plumbline.server.outbox.policy.ENV_VARS`). The file may hold ``[[forward]]`` tables (url, api_key, headers) and
 ``[catalog.NAME]`` tables (pyiceberg properties), an ``[outbox]`` table (retry policy, see
 :class:`OutboxPolicy`), and the top-level keys ``db``, ``host``, ``port``,
-``auth``, ``store``, ``max_body_bytes``.
+``auth``, ``store``, ``max_body_bytes``, and an ``[alerts]`` table (the thresholds of
+:class:`AlertRules` and ``check_seconds``).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from plumbline.server.settings import (
     ForwardTarget,
     ServerSettings,
 )
+from plumbline.store.write.alert_rules import AlertRules
 
 
 class ConfigError(PlumblineError):
@@ -76,6 +78,7 @@ CONFIG_KEYS = frozenset(
         "forward",
         "catalog",
         "outbox",
+        "alerts",
     }
 )
 
@@ -146,8 +149,11 @@ def build_settings(
     for option in catalog_options:
         name, properties = parse_catalog_option(option)
         catalogs[name] = properties
+    rules, check_seconds = _alert_settings(file_config.get("alerts", {}))
     return ServerSettings(
         db_url=db_url,
+        alerts=rules,
+        alert_check_seconds=check_seconds,
         outbox=_outbox_policy(file_config, config_file, environ),
         writer_threads=_writer_threads(environ),
         host=host,
@@ -181,6 +187,33 @@ def _allowed_hosts(given: tuple[str, ...], file_config: dict[str, Any]) -> tuple
         if bare not in names:
             names.append(bare)
     return tuple(names)
+
+
+def _alert_settings(table: Any) -> tuple[AlertRules, float]:
+    """The ``[alerts]`` table: AlertRules fields and ``check_seconds`` (1 to 86400)."""
+    if not isinstance(table, dict):
+        raise ConfigError("config file: [alerts] must be a table")
+    known = {f.name: f.type for f in fields(AlertRules)}
+    unknown = sorted(set(table) - set(known) - {"check_seconds"})
+    if unknown:
+        raise ConfigError(
+            f"config file: unknown [alerts] key(s) {', '.join(unknown)} "
+            f"(known: check_seconds, {', '.join(sorted(known))})"
+        )
+    values = dict(table)
+    check = values.pop("check_seconds", 60.0)
+    for key, value in {**values, "check_seconds": check}.items():
+        expected = bool if known.get(key) == "bool" else (int | float)
+        if isinstance(value, bool) != (expected is bool) or not isinstance(value, expected):
+            raise ConfigError(f"config file: [alerts] {key} must be a {known.get(key, 'number')}")
+    if not 0.1 <= float(check) <= 86400:
+        raise ConfigError(
+            f"config file: [alerts] check_seconds must be from 0.1 to 86400, not {check}"
+        )
+    try:
+        return AlertRules(**values), float(check)
+    except ValueError as exc:
+        raise ConfigError(f"config file: [alerts] {exc}") from None
 
 
 def _max_body_bytes(given: int | None, file_config: dict[str, Any]) -> int:

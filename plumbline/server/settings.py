@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from plumbline.server.outbox.policy import OutboxPolicy
+from plumbline.store.write.alert_rules import AlertRules
 
 DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024
 MAX_BODY_BYTES_LIMIT = 1024 * 1024 * 1024  # the largest --max-body-bytes accepted
@@ -46,3 +47,6 @@ class ServerSettings:
     allowed_hosts: tuple[str, ...] = ()
     # with auth 'required': /metrics, /openapi.json and /docs need a read token too
     auth_meta: bool = False
+    # change alerts (issue 19): their thresholds, and how often the freshness check runs
+    alerts: AlertRules = AlertRules()
+    alert_check_seconds: float = 60.0

@@ -344,6 +344,28 @@ column_dataset_edges = sa.Table(
     sa.Index(None, "input_field_id"),
 )
 
+# Change alerts (issue 19): each stored once (``dedupe_key``: sha256 of kind, subject and what makes
+# this occurrence distinct), with the run that caused it and its blast radius computed at detection
+# (NULL until computed, right after the write that detected it commits).
+alerts = sa.Table(
+    "alerts",
+    metadata,
+    _id(),
+    sa.Column("kind", sa.String(32), nullable=False),
+    sa.Column("namespace", sa.String(1024), nullable=False),  # the subject's namespace
+    sa.Column("subject", sa.Text, nullable=False),  # a Marquez node id
+    sa.Column("dedupe_key", sa.String(64), nullable=False, unique=True),
+    sa.Column("run_uuid", Uuid, nullable=True),
+    sa.Column("seen_at", Timestamp, nullable=False),
+    sa.Column("details", Json, nullable=False),
+    sa.Column("blast_radius", Json, nullable=True),
+    sa.Column("acknowledged_at", Timestamp, nullable=True),
+    sa.Column("acknowledged_by", sa.String(255), nullable=True),
+    sa.Index(None, "seen_at"),
+    sa.Index(None, "kind", "seen_at"),
+    sa.Index(None, "namespace", "seen_at"),
+)
+
 # Raw events as received (kept for replay, the events API and forwarding; prunable).
 lineage_events = sa.Table(
     "lineage_events",

@@ -3,6 +3,8 @@
 from fastapi import APIRouter
 
 from plumbline.server.api import (
+    alerts,
+    coverage,
     datasets,
     events,
     impact,
@@ -32,4 +34,6 @@ routers: list[APIRouter] = [
     search.router,
     tags.router,
     stats.router,
+    alerts.router,
+    coverage.router,
 ]

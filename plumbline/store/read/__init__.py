@@ -17,7 +17,9 @@ __all__ = [
     "NotFoundError",
     "ReadError",
     # query modules, one per kind of read
+    "alerts",
     "column_lineage",
+    "coverage",
     "datasets",
     "events",
     "impact",

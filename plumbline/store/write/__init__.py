@@ -12,6 +12,9 @@ __all__ = [
     "WriteResult",
     "writer_for",
     # modules
+    "alert_rules",  # the thresholds of change alerts (AlertRules) and their kinds
+    "alerts",  # store, complete and acknowledge change alerts
+    "freshness",  # the periodic freshness check
     "conflicts",  # conflicts between events: kinds and per-process counts
     "hiding",  # soft delete (hide) namespaces, datasets and jobs
     "history_rebuild",  # column-lineage history of runs from before 0012, from raw events

@@ -160,6 +160,11 @@ class Batch:
     stored_outputs: list[tuple[str, int, int]] = field(default_factory=list)
     # runs whose state this write changes (written back at the end)
     touched_runs: set[int] = field(default_factory=set)
+    # runs this write ended (a new COMPLETE, FAIL or ABORT transition): what alerts look at
+    ended_runs: set[int] = field(default_factory=set)
+    # (dataset id, schema version id before, schema version id now, run uuid or None): current
+    # schemas this write replaced (a first schema is not a change)
+    schema_changes: list[tuple[int, int, int, str | None]] = field(default_factory=list)
     # conflicts resolved by a rule, reported once the write has committed (see .conflicts)
     conflicts: list[Conflict] = field(default_factory=list)
     # what the writer knows the store holds, and what this write teaches it once committed

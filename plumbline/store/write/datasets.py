@@ -577,6 +577,15 @@ def _new_current_fields(
         state = batch.dataset_state[dataset_id]
         if state.current_schema_version_id == schema_version_id:
             continue  # its fields were written when this schema became current
+        if state.current_schema_version_id is not None:
+            batch.schema_changes.append(
+                (
+                    dataset_id,
+                    state.current_schema_version_id,
+                    schema_version_id,
+                    appearance.event.run_id,
+                )
+            )
         state.current_schema_version_id = schema_version_id
         state.schema_fingerprint = fingerprint
         state.changed = True

@@ -10,11 +10,15 @@ from sqlalchemy.engine import Connection
 
 from plumbline.openlineage import ParsedEvent
 from plumbline.store.write import column_lineage, datasets, input_versions, jobs, runs
+from plumbline.store.write.alert_rules import AlertRules
 from plumbline.store.write.cache import CacheUpdate, WriteCache
 from plumbline.store.write.conflicts import Conflict
 from plumbline.store.write.context import Batch
+from plumbline.store.write.detect import detect
 from plumbline.store.write.namespaces import ensure_namespaces, ensure_sources, unhide_namespaces
 from plumbline.store.write.upsert import pipelined
+
+DEFAULT_RULES = AlertRules()
 
 
 def normalize(
@@ -22,12 +26,15 @@ def normalize(
     events: list[ParsedEvent],
     cache: WriteCache | None = None,
     conflicts: list[Conflict] | None = None,
+    rules: AlertRules | None = None,
+    alerts: list[int] | None = None,
 ) -> CacheUpdate:
     """Write what ``events`` (new, valid events) say into the lineage tables.
 
     ``cache`` is what the writer knows the store holds; the result is what this write teaches
     it, to be learned once the transaction has committed. ``conflicts`` receives the conflicts
-    the write resolved by a rule, to report once it has committed.
+    the write resolved by a rule, to report once it has committed; ``alerts`` the ids of the
+    change alerts it found (``rules``: :class:`AlertRules` defaults), to complete once committed.
     """
     if not events:
         return CacheUpdate()
@@ -66,6 +73,9 @@ def normalize(
         jobs.update_jobs(connection, batch)
         unhide_namespaces(connection, batch)
     input_versions.link_input_versions(connection, batch)  # needs the runs' states written
+    found = detect(connection, batch, rules or DEFAULT_RULES)  # needs everything written
+    if alerts is not None:
+        alerts.extend(found)
     if conflicts is not None:
         conflicts.extend(batch.conflicts)
     return batch.learned

@@ -28,7 +28,7 @@ from concurrent.futures import Future
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
@@ -39,6 +39,7 @@ from plumbline.openlineage import EventValidationError, ParsedEvent, parse_event
 from plumbline.store.errors import StoreError
 from plumbline.store.schema import lineage_events, pending_events
 from plumbline.store.write import conflicts
+from plumbline.store.write.alert_rules import AlertRules
 from plumbline.store.write.cache import WriteCache
 from plumbline.store.write.conflicts import Conflict
 from plumbline.store.write.context import as_utc
@@ -61,6 +62,7 @@ RECOVER_SECONDS = 2.0  # with nothing queued this long, look for pending rows no
 IDLE_SECONDS = 10.0  # the thread ends after this long without work (a new one starts on demand)
 RECOVER_BATCH = 500
 
+T = TypeVar("T")
 Item = tuple[int, ParsedEvent]  # (lineage_events.id, the event)
 
 
@@ -96,6 +98,11 @@ class Normalizer:
         self._queued = 0  # events in the queue or being normalized
         self._room = threading.Condition()
         self._recovery_failing = False  # logged once per outage
+        self.alert_rules = AlertRules()  # the server sets its own
+        # called with a connection in a transaction of its own (the write lock held) and the ids
+        # of new change alerts, once the write that found them has committed (the server attaches
+        # their blast radius); errors are logged, never raised
+        self.on_alerts: Callable[[Connection, list[int]], None] | None = None
 
     def submit(self, items: list[Item], done: Future[None] | None = None) -> None:
         """Normalize ``items`` (stored and pending); ``done`` completes once they are, with a
@@ -204,6 +211,7 @@ class Normalizer:
 
     def _write(self, connection: Connection, items: list[Item]) -> None:
         found: list[Conflict] = []
+        alerts: list[int] = []
         with self._write_lock(), connection.begin():
             claimed = claim(connection, [event_id for event_id, _ in items])
             learned = normalize(
@@ -211,9 +219,31 @@ class Normalizer:
                 [parsed for event_id, parsed in items if event_id in claimed],
                 self.cache,
                 found,
+                self.alert_rules,
+                alerts,
             )
         self.cache.learn(learned)  # only what committed
         conflicts.report(found)
+        if alerts and self.on_alerts is not None:
+            try:
+                with self._write_lock(), connection.begin():
+                    self.on_alerts(connection, alerts)
+            except Exception as exc:  # the periodic check completes them later
+                logger.warning("completing %d new alerts failed: %s", len(alerts), exc)
+
+    def write_with(self, work: Callable[[Connection], T]) -> T:
+        """Run ``work(connection)`` in a transaction of its own, as the normalizer's writes run
+        (SQLite's single writer: one at a time); deadlocks are retried."""
+
+        def write(connection: Connection) -> T:
+            with self._write_lock(), connection.begin():
+                return work(connection)
+
+        kept = KeptConnection(self.engine)
+        try:
+            return with_retries(write, kept)
+        finally:
+            kept.close()
 
     def _mark_failed(self, kept: KeptConnection, event_id: int, message: str) -> None:
         def mark(connection: Connection) -> None:

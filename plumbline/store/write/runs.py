@@ -357,6 +357,7 @@ def write_run_states(connection: Connection, batch: Batch, job_versions: dict[st
     for t in transitions:
         if t["state"] in ("COMPLETE", "FAIL"):
             new_transitions.setdefault(t["run_id"], set()).add(t["transitioned_at"])
+    batch.ended_runs.update(t["run_id"] for t in transitions if t["state"] in TERMINAL_STATES)
     insert_ignore(connection, run_states, transitions)
     touched = {t["run_id"] for t in transitions}
     history: dict[int, list[tuple[str, datetime]]] = {}

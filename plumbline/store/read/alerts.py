@@ -1,0 +1,91 @@
+"""Reads of change alerts (issue 19): the list the API, the UI and ``plumbline check`` show, and the
+alerts whose blast radius is still to compute."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from plumbline.store.read.common import iso, json_obj
+from plumbline.store.read.visibility import VisibleTo
+from plumbline.store.schema import alerts
+
+MAX_LIMIT = 10_000
+
+
+def _document(row: Any) -> dict[str, Any]:
+    return {
+        "id": row.id,
+        "kind": row.kind,
+        "seenAt": iso(row.seen_at),
+        "runId": row.run_uuid,
+        "subject": row.subject,
+        "namespace": row.namespace,
+        "details": json_obj(row.details),
+        "blastRadius": row.blast_radius,
+        "acknowledgedAt": iso(row.acknowledged_at),
+        "acknowledgedBy": row.acknowledged_by,
+    }
+
+
+def list_alerts(
+    conn: Connection,
+    *,
+    since: datetime | None = None,
+    kinds: Sequence[str] | None = None,
+    namespaces: Sequence[str] | None = None,
+    acknowledged: bool | None = None,
+    limit: int = 100,
+    visible_to: VisibleTo = None,
+) -> list[dict[str, Any]]:
+    """Alerts, newest first, at most ``limit``; filters: seen at or after ``since``, of these
+    ``kinds``, about these ``namespaces``, acknowledged or not."""
+    statement = sa.select(alerts).order_by(alerts.c.seen_at.desc(), alerts.c.id.desc())
+    if since is not None:
+        statement = statement.where(alerts.c.seen_at >= since)
+    if kinds:
+        statement = statement.where(alerts.c.kind.in_(sorted(set(kinds))))
+    if namespaces:
+        statement = statement.where(alerts.c.namespace.in_(sorted(set(namespaces))))
+    if visible_to is not None:
+        statement = statement.where(alerts.c.namespace.in_(sorted(visible_to)))
+    if acknowledged is not None:
+        ack = alerts.c.acknowledged_at
+        statement = statement.where(ack.is_not(None) if acknowledged else ack.is_(None))
+    rows = conn.execute(statement.limit(max(0, min(limit, MAX_LIMIT))))
+    return [_document(row) for row in rows]
+
+
+def alerts_by_id(conn: Connection, ids: Sequence[int]) -> list[dict[str, Any]]:
+    """These alerts (those that exist), by id."""
+    if not ids:
+        return []
+    rows = conn.execute(sa.select(alerts).where(alerts.c.id.in_(sorted(ids))).order_by(alerts.c.id))
+    return [_document(row) for row in rows]
+
+
+def without_blast_radius(conn: Connection, limit: int = 100) -> list[int]:
+    """Alerts whose blast radius is still to compute (their write committed, the step after it
+    did not run: a stopped process), oldest first."""
+    return list(
+        conn.execute(
+            sa.select(alerts.c.id)
+            .where(alerts.c.blast_radius.is_(None))
+            .order_by(alerts.c.id)
+            .limit(limit)
+        ).scalars()
+    )
+
+
+def alert_visible(conn: Connection, alert_id: int, visible_to: VisibleTo) -> bool | None:
+    """Whether the caller may see this alert; None when it does not exist."""
+    namespace = conn.execute(
+        sa.select(alerts.c.namespace).where(alerts.c.id == alert_id)
+    ).scalar_one_or_none()
+    if namespace is None:
+        return None
+    return visible_to is None or namespace in visible_to

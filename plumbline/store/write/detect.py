@@ -1,0 +1,456 @@
+"""Change alerts found as events are normalized (issue 19), at the end of a write, in its
+transaction: schema drift from the schemas the write replaced; new and stopped edges, volume and
+duration anomalies and failures after successes from the runs the write ended, against each job's
+recent history (one statement for all the write's jobs). A write that ends no run and changes no
+schema runs no statement here.
+
+Alerts are stored once (:mod:`.alerts`); their blast radius is attached after the write commits
+(:mod:`plumbline.analysis.health`).
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from plumbline.store.read.nodeids import dataset_node, field_node, job_node
+from plumbline.store.schema import (
+    column_lineage_edges,
+    dataset_fields,
+    datasets,
+    job_dataset_edges,
+    jobs,
+    namespaces,
+    run_io,
+    runs,
+    schema_versions,
+)
+from plumbline.store.write.alert_rules import AlertRules
+from plumbline.store.write.alerts import NewAlert, insert_alerts
+from plumbline.store.write.context import Batch, as_utc
+from plumbline.store.write.upsert import chunks
+
+_JOBS_PER_STATEMENT = 50  # SQLite allows 500 parts in a compound SELECT
+_ENDED = ("COMPLETE", "FAIL", "ABORT")
+MAD_SCALE = 1.4826  # MAD to a standard deviation, for normal data
+
+
+@dataclass
+class _Run:
+    id: int
+    uuid: str
+    job_id: int
+    state: str
+    started_at: datetime | None
+    ended_at: datetime | None
+    at: datetime | None  # last_event_at: what orders a job's runs
+    error: str | None
+    io: set[tuple[int, str]] = field(default_factory=set)  # (dataset id, direction)
+    rows: dict[int, int] = field(default_factory=dict)  # output dataset id -> row count
+
+    @property
+    def order(self) -> tuple[datetime, int]:
+        return (self.at or _EPOCH, self.id)
+
+    @property
+    def seconds(self) -> float | None:
+        if self.started_at is None or self.ended_at is None:
+            return None
+        return (self.ended_at - self.started_at).total_seconds()
+
+
+_EPOCH = as_utc(datetime(1970, 1, 1))
+
+
+def detect(connection: Connection, batch: Batch, rules: AlertRules) -> list[int]:
+    """Find and store the alerts this write causes; the ids of the new ones."""
+    if not rules.enabled or not (batch.ended_runs or batch.schema_changes):
+        return []
+    found: list[NewAlert] = []
+    if batch.schema_changes:
+        found.extend(_schema_drift(connection, batch))
+    if batch.ended_runs:
+        found.extend(_run_alerts(connection, batch, rules))
+    return insert_alerts(connection, found, batch.now)
+
+
+# ---------------------------------------------------------------- schema drift
+
+
+def _flat(fields: list[Any], prefix: str = "") -> dict[str, str | None]:
+    flat: dict[str, str | None] = {}
+    for item in fields or []:
+        if not isinstance(item, dict) or "name" not in item:
+            continue
+        name = f"{prefix}{item['name']}"
+        flat.setdefault(name, item.get("type"))
+        if item.get("fields"):
+            flat.update(
+                {k: v for k, v in _flat(item["fields"], f"{name}.").items() if k not in flat}
+            )
+    return flat
+
+
+def _schema_drift(connection: Connection, batch: Batch) -> list[NewAlert]:
+    ids = {sv for _, old, new, _ in batch.schema_changes for sv in (old, new)}
+    stored = {
+        row.id: (row.fingerprint, row.fields)
+        for row in connection.execute(
+            sa.select(
+                schema_versions.c.id, schema_versions.c.fingerprint, schema_versions.c.fields
+            ).where(schema_versions.c.id.in_(sorted(ids)))
+        )
+    }
+    found: list[NewAlert] = []
+    for dataset_id, old, new, run_uuid in batch.schema_changes:
+        before, after = _flat(stored[old][1]), _flat(stored[new][1])
+        added = sorted(set(after) - set(before))
+        removed = sorted(set(before) - set(after))
+        retyped = sorted(n for n in set(before) & set(after) if before[n] != after[n])
+        if not (added or removed or retyped):
+            continue  # the same fields (descriptions or order changed)
+        namespace, name = batch.dataset_state[dataset_id].key
+        found.append(
+            NewAlert(
+                kind="schema-drift",
+                namespace=namespace,
+                subject=dataset_node(namespace, name),
+                occurrence=f"{stored[old][0]}>{stored[new][0]}:{run_uuid or ''}",
+                run_uuid=run_uuid,
+                details={
+                    "added": [{"name": n, "type": after[n]} for n in added],
+                    "removed": [{"name": n, "type": before[n]} for n in removed],
+                    "retyped": [
+                        {"name": n, "before": before[n], "after": after[n]} for n in retyped
+                    ],
+                    "affectedColumns": _derived_columns(connection, dataset_id, removed + retyped),
+                },
+            )
+        )
+    return found
+
+
+def _derived_columns(
+    connection: Connection, dataset_id: int, names: list[str]
+) -> list[dict[str, str]]:
+    """The downstream columns that derive (column lineage, one hop) from these fields."""
+    if not names:
+        return []
+    source = dataset_fields.alias("source")
+    target = dataset_fields.alias("target")
+    rows = connection.execute(
+        sa.select(
+            source.c.name.label("from_field"),
+            namespaces.c.name.label("ns"),
+            datasets.c.name.label("dataset"),
+            target.c.name.label("field"),
+        )
+        .select_from(column_lineage_edges)
+        .join(source, source.c.id == column_lineage_edges.c.input_field_id)
+        .join(target, target.c.id == column_lineage_edges.c.output_field_id)
+        .join(datasets, datasets.c.id == target.c.dataset_id)
+        .join(namespaces, namespaces.c.id == datasets.c.namespace_id)
+        .where(source.c.dataset_id == dataset_id, source.c.name.in_(names))
+        .distinct()
+        .order_by("ns", "dataset", "field", "from_field")
+        .limit(1000)
+    )
+    return [
+        {"from": row.from_field, "nodeId": field_node(row.ns, row.dataset, row.field)}
+        for row in rows
+    ]
+
+
+# ---------------------------------------------------------------- run alerts
+
+
+def _history(connection: Connection, depth: dict[int, int]) -> dict[int, list[_Run]]:
+    """Each job's last ``depth[job]`` ended runs (newest first) with what they read and wrote."""
+    found: dict[int, dict[int, _Run]] = {}
+    for part in chunks(sorted(depth), _JOBS_PER_STATEMENT):
+        selects = []
+        for job_id in part:
+            recent = (
+                sa.select(runs.c.id)
+                .where(runs.c.job_id == job_id, runs.c.current_state.in_(_ENDED))
+                .order_by(runs.c.last_event_at.desc(), runs.c.id.desc())
+                .limit(depth[job_id])
+            )
+            selects.append(sa.select(recent.subquery().c.id))
+        ids = sa.union_all(*selects).subquery() if len(selects) > 1 else selects[0].subquery()
+        statement = (
+            sa.select(
+                runs.c.id,
+                runs.c.uuid,
+                runs.c.job_id,
+                runs.c.current_state,
+                runs.c.started_at,
+                runs.c.ended_at,
+                runs.c.last_event_at,
+                runs.c.error_message,
+                run_io.c.dataset_id,
+                run_io.c.direction,
+                run_io.c.row_count,
+            )
+            .select_from(runs.join(ids, ids.c.id == runs.c.id))
+            .outerjoin(run_io, run_io.c.run_id == runs.c.id)
+        )
+        for row in connection.execute(statement):
+            run = found.setdefault(row.job_id, {}).get(row.id)
+            if run is None:
+                run = found[row.job_id][row.id] = _Run(
+                    row.id,
+                    row.uuid,
+                    row.job_id,
+                    row.current_state,
+                    as_utc(row.started_at),
+                    as_utc(row.ended_at),
+                    as_utc(row.last_event_at),
+                    row.error_message,
+                )
+            if row.dataset_id is not None:
+                run.io.add((row.dataset_id, row.direction))
+                if row.direction == "output" and row.row_count is not None:
+                    run.rows[row.dataset_id] = row.row_count
+    return {
+        job: sorted(by_id.values(), key=lambda r: r.order, reverse=True)
+        for job, by_id in found.items()
+    }
+
+
+def _run_alerts(connection: Connection, batch: Batch, rules: AlertRules) -> list[NewAlert]:
+    ended = [batch.run_state[run_id] for run_id in sorted(batch.ended_runs)]
+    per_job: dict[int, int] = {}
+    for state in ended:
+        per_job[state.job_id] = per_job.get(state.job_id, 0) + 1
+    depth = {job: rules.history_runs + count for job, count in per_job.items()}
+    history = _history(connection, depth)
+    job_names = _job_names(connection, batch, set(per_job))
+    found: list[NewAlert] = []
+    edge_candidates: list[tuple[_Run, int, str]] = []
+    for state in ended:
+        runs_of_job = history.get(state.job_id, [])
+        run = next((r for r in runs_of_job if r.id == state.id), None)
+        if run is None:
+            continue  # not ended after all (a late event of another state won)
+        before = [r for r in runs_of_job if r.order < run.order][: rules.history_runs]
+        job_ns, job_name = job_names[state.job_id]
+        context = _Context(run, before, job_ns, job_node(job_ns, job_name), rules)
+        found.extend(context.failure_after_success())
+        found.extend(context.duration_anomaly())
+        found.extend(context.volume_anomalies())
+        found.extend(context.stopped_edges())
+        edge_candidates.extend((run, d, direction) for d, direction in context.unseen_edges())
+    found.extend(_new_edges(connection, batch, edge_candidates, job_names))
+    names = _dataset_names(
+        connection, {a.details["_dataset"] for a in found if "_dataset" in a.details}
+    )
+    return [_named(alert, names) for alert in found]
+
+
+@dataclass
+class _Context:
+    run: _Run
+    before: list[_Run]  # the job's ended runs before it, newest first
+    namespace: str
+    job: str  # the job's node id
+    rules: AlertRules
+
+    def _alert(
+        self, kind: str, occurrence: str, details: dict[str, Any], subject: str | None = None
+    ) -> NewAlert:
+        return NewAlert(
+            kind, self.namespace, subject or self.job, occurrence, self.run.uuid, details
+        )
+
+    def failure_after_success(self) -> list[NewAlert]:
+        if self.run.state != "FAIL":
+            return []
+        successes = 0
+        for earlier in self.before:
+            if earlier.state != "COMPLETE":
+                break
+            successes += 1
+        if successes < self.rules.failure_after_successes:
+            return []
+        details = {
+            "successes": successes,
+            "previousRunId": self.before[0].uuid,
+            "error": (self.run.error or "")[:1000] or None,
+        }
+        return [self._alert("failure-after-success", self.run.uuid, details)]
+
+    def _complete_before(self) -> list[_Run]:
+        return [r for r in self.before if r.state == "COMPLETE"]
+
+    def duration_anomaly(self) -> list[NewAlert]:
+        seconds = self.run.seconds
+        if self.run.state != "COMPLETE" or seconds is None:
+            return []
+        past = [s for r in self._complete_before() if (s := r.seconds) is not None]
+        verdict = _outside(seconds, past, self.rules, floor=1.0)
+        if verdict is None:
+            return []
+        return [self._alert("duration-anomaly", self.run.uuid, {"seconds": seconds, **verdict})]
+
+    def volume_anomalies(self) -> list[NewAlert]:
+        if self.run.state != "COMPLETE":
+            return []
+        found = []
+        for dataset_id, count in sorted(self.run.rows.items()):
+            past = [r.rows[dataset_id] for r in self._complete_before() if dataset_id in r.rows]
+            verdict = _outside(float(count), [float(p) for p in past], self.rules, floor=1.0)
+            if verdict is not None:
+                details = {"rows": count, **verdict, "_dataset": dataset_id}
+                found.append(
+                    self._alert("volume-anomaly", f"{self.run.uuid}:{dataset_id}", details)
+                )
+        return found
+
+    def stopped_edges(self) -> list[NewAlert]:
+        """Inputs read by the N+1-th last COMPLETE run and every run before it (at least N), read
+        by none of the last N (this run among them): they fire once, at the N-th run without."""
+        n = self.rules.stopped_after_runs
+        if self.run.state != "COMPLETE":
+            return []
+        complete = [self.run, *self._complete_before()]
+        if len(complete) < 2 * n:
+            return []
+        recent, last_reader, older = complete[:n], complete[n], complete[n:]
+        found = []
+        for dataset_id, direction in sorted(last_reader.io):
+            if direction != "input":
+                continue
+            if any((dataset_id, "input") in r.io for r in recent):
+                continue
+            streak = 0
+            for r in older:
+                if (dataset_id, "input") not in r.io:
+                    break
+                streak += 1
+            if streak < n:
+                continue
+            details = {
+                "direction": "input",
+                "runsWithout": n,
+                "lastReadBy": last_reader.uuid,
+                "_dataset": dataset_id,
+            }
+            found.append(self._alert("stopped-edge", f"{dataset_id}:{last_reader.uuid}", details))
+        return found
+
+    def unseen_edges(self) -> list[tuple[int, str]]:
+        """What this run read or wrote that none of the job's recent runs did (candidates for a
+        new edge: the job had runs before, none of which touched it lately)."""
+        if not self.before:
+            return []
+        seen = set().union(*(r.io for r in self.before))
+        return sorted(self.run.io - seen)
+
+
+def _outside(
+    value: float, past: list[float], rules: AlertRules, floor: float
+) -> dict[str, Any] | None:
+    """Robust statistics: ``value`` against median +- k * spread; None when inside, or with too
+    little history to speak."""
+    if len(past) < rules.min_history:
+        return None
+    median = statistics.median(past)
+    mad = statistics.median([abs(p - median) for p in past])
+    spread = max(MAD_SCALE * mad, rules.rel_floor * abs(median), floor)
+    low, high = median - rules.mad_factor * spread, median + rules.mad_factor * spread
+    if low <= value <= high:
+        return None
+    return {"median": median, "mad": mad, "lower": low, "upper": high, "history": len(past)}
+
+
+def _new_edges(
+    connection: Connection,
+    batch: Batch,
+    candidates: list[tuple[_Run, int, str]],
+    job_names: dict[int, tuple[str, str]],
+) -> list[NewAlert]:
+    """Candidates whose job<->dataset edge has no run but this write's: never touched before."""
+    if not candidates:
+        return []
+    keys = sorted({(run.job_id, d, direction) for run, d, direction in candidates})
+    counts = {
+        (row.job_id, row.dataset_id, row.direction): row.run_count
+        for row in connection.execute(
+            sa.select(
+                job_dataset_edges.c.job_id,
+                job_dataset_edges.c.dataset_id,
+                job_dataset_edges.c.direction,
+                job_dataset_edges.c.run_count,
+            ).where(
+                sa.tuple_(
+                    job_dataset_edges.c.job_id,
+                    job_dataset_edges.c.dataset_id,
+                    job_dataset_edges.c.direction,
+                ).in_(keys)
+            )
+        )
+    }
+    new_runs: dict[tuple[int, int, str], int] = {}
+    for run_id, dataset_id, direction in batch.new_io:
+        state = batch.run_state.get(run_id)
+        if state is not None:
+            key = (state.job_id, dataset_id, direction)
+            new_runs[key] = new_runs.get(key, 0) + 1
+    found = []
+    for run, dataset_id, direction in candidates:
+        key = (run.job_id, dataset_id, direction)
+        if counts.get(key, 0) > new_runs.get(key, 0):
+            continue  # runs before this write touched it
+        ns, name = job_names[run.job_id]
+        details = {"direction": direction, "_dataset": dataset_id}
+        found.append(
+            NewAlert(
+                "new-edge", ns, job_node(ns, name), f"{dataset_id}:{direction}", run.uuid, details
+            )
+        )
+    return found
+
+
+def _job_names(connection: Connection, batch: Batch, ids: set[int]) -> dict[int, tuple[str, str]]:
+    names = {job_id: key for key, job_id in batch.job_ids.items() if job_id in ids}
+    missing = sorted(ids - names.keys())
+    if missing:
+        rows = connection.execute(
+            sa.select(jobs.c.id, namespaces.c.name.label("ns"), jobs.c.name)
+            .join(namespaces, namespaces.c.id == jobs.c.namespace_id)
+            .where(jobs.c.id.in_(missing))
+        )
+        names.update({row.id: (row.ns, row.name) for row in rows})
+    return names
+
+
+def _dataset_names(connection: Connection, ids: set[int]) -> dict[int, tuple[str, str]]:
+    if not ids:
+        return {}
+    rows = connection.execute(
+        sa.select(datasets.c.id, namespaces.c.name.label("ns"), datasets.c.name)
+        .join(namespaces, namespaces.c.id == datasets.c.namespace_id)
+        .where(datasets.c.id.in_(sorted(ids)))
+    )
+    return {row.id: (row.ns, row.name) for row in rows}
+
+
+def _named(alert: NewAlert, names: dict[int, tuple[str, str]]) -> NewAlert:
+    """An alert about a dataset names it: a volume anomaly is the dataset's (its namespace and
+    node id are the alert's), an edge's alert keeps the job as subject and names the dataset."""
+    details = dict(alert.details)
+    dataset_id = details.pop("_dataset", None)
+    if dataset_id is None or dataset_id not in names:
+        return alert
+    ns, name = names[dataset_id]
+    details["dataset"] = dataset_node(ns, name)
+    if alert.kind == "volume-anomaly":
+        details["job"] = alert.subject
+        return replace(alert, namespace=ns, subject=dataset_node(ns, name), details=details)
+    return replace(alert, details=details)
