@@ -27,6 +27,8 @@ _COMMANDS: dict[str, str] = {
     "diff": "plumbline.cli.run_analysis:diff",
     "root-cause": "plumbline.cli.run_analysis:root_cause",
     "export": "plumbline.cli.export:export",
+    "check": "plumbline.cli.check:check",
+    "coverage": "plumbline.cli.coverage:coverage",
 }
 
 

@@ -19,7 +19,9 @@ ASSETS_PREFIX = "/ui-assets"
 
 # First path segments that the UI's client-side router owns. Anything else (``/api``,
 # ``/metrics``, ``/openapi.json``, ``/docs``, ...) is never answered by the fallback.
-UI_ROUTES = frozenset({"", "datasets", "jobs", "runs", "lineage", "impact", "events"})
+UI_ROUTES = frozenset(
+    {"", "datasets", "jobs", "runs", "lineage", "impact", "events", "alerts", "coverage"}
+)
 
 
 class _SpaRoute(Route):

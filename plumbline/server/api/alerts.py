@@ -75,16 +75,17 @@ def list_alerts(
 
 
 @router.post(
-    "/alerts/{alert_id}/ack",
+    "/alerts/{id}/ack",
     response_model=AlertList,
     summary="Acknowledge an alert (plumbline check ignores it then)",
 )
 def ack_alert(
     *,
-    alert_id: Annotated[int, Path(ge=1, le=2**62)],
+    id: Annotated[int, Path(ge=1, le=2**62, description="The alert's id")],  # noqa: A002
     engine: StoreEngine,
     principal: WriteAccess,
 ) -> dict[str, Any]:
+    alert_id = id
     with engine.begin() as conn:
         visible = alerts.alert_visible(conn, alert_id, principal.namespaces)
         if not visible:  # a hidden one is not found either: its existence is not told

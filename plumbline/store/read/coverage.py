@@ -26,6 +26,9 @@ from plumbline.store.schema import (
     runs,
 )
 
+# '' as SQL text, not a bound parameter: PostgreSQL groups by an expression only when the select
+# list repeats it exactly, and two parameters are two expressions to it
+_EMPTY: sa.ColumnClause[str] = sa.literal_column("''")
 EXAMPLES = 20  # names listed per measure and namespace
 
 Measures = dict[str, dict[str, Any]]  # namespace -> measure -> value
@@ -146,28 +149,28 @@ def _job_measures(conn: Connection, out: Measures, since: datetime, visible_to: 
     )
     failed = conn.execute(
         sa.select(
-            sa.func.coalesce(lineage_events.c.job_namespace, "").label("ns"),
+            sa.func.coalesce(lineage_events.c.job_namespace, _EMPTY).label("ns"),
             sa.func.count(sa.distinct(lineage_events.c.run_uuid)).label("runs"),
             sa.func.count().label("events"),
         )
         .select_from(pending_events)
         .join(lineage_events, lineage_events.c.id == pending_events.c.event_id)
         .where(pending_events.c.failed_at.is_not(None), event_visible)
-        .group_by(sa.func.coalesce(lineage_events.c.job_namespace, ""))
+        .group_by(sa.func.coalesce(lineage_events.c.job_namespace, _EMPTY))
     )
     for row in failed:
         _add(out, row.ns, "failedEventRuns", row.runs)
         _add(out, row.ns, "failedEvents", row.events)
     producers = conn.execute(
         sa.select(
-            sa.func.coalesce(lineage_events.c.job_namespace, "").label("ns"),
-            sa.func.coalesce(lineage_events.c.producer, "").label("producer"),
+            sa.func.coalesce(lineage_events.c.job_namespace, _EMPTY).label("ns"),
+            sa.func.coalesce(lineage_events.c.producer, _EMPTY).label("producer"),
             sa.func.count().label("events"),
         )
         .where(lineage_events.c.received_at >= since, event_visible)
         .group_by(
-            sa.func.coalesce(lineage_events.c.job_namespace, ""),
-            sa.func.coalesce(lineage_events.c.producer, ""),
+            sa.func.coalesce(lineage_events.c.job_namespace, _EMPTY),
+            sa.func.coalesce(lineage_events.c.producer, _EMPTY),
         )
     )
     for row in producers:

@@ -38,6 +38,29 @@ export async function get(path, params = {}, signal) {
   }
 }
 
+/** POST /api/v1{path} (no body); asks for a token on 401 and retries, as get() does. */
+export async function post(path) {
+  let rejected = false;
+  for (;;) {
+    const headers = { Accept: 'application/json' };
+    const token = getToken();
+    if (token) headers.Authorization = `Bearer ${token}`;
+    let res;
+    try {
+      res = await fetch(new URL(`/api/v1${path}`, window.location.origin), { method: 'POST', headers });
+    } catch (err) {
+      throw new ApiError(0, `The server could not be reached (${err.message}).`);
+    }
+    if (res.status === 401) {
+      if (token) { clearToken(); rejected = true; }
+      await askForToken(rejected);
+      continue;
+    }
+    if (!res.ok) throw new ApiError(res.status, await errorMessage(res));
+    return res.json();
+  }
+}
+
 async function errorMessage(res) {
   try {
     const body = await res.json();
@@ -68,6 +91,9 @@ export const api = {
   impact: (nodeId, direction, depth) => get('/impact', { nodeId, direction, depth }),
   runDiff: (id, against) => get(`/jobs/runs/${enc(id)}/diff`, { against }),
   rootCause: (id) => get(`/jobs/runs/${enc(id)}/root-cause`),
+  alerts: (params) => get('/alerts', params),
+  ackAlert: (id) => post(`/alerts/${enc(id)}/ack`),
+  coverage: (params) => get('/coverage', params),
   versionLineage: (ns, name, version, direction, depth) => get(`${datasetPath(ns, name)}/versions/${enc(version)}/lineage`, { direction, depth }),
 };
 

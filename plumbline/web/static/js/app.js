@@ -10,6 +10,8 @@ import { renderRun } from './views/run.js';
 import { renderEvents } from './views/events.js';
 import { renderImpact } from './views/impact.js';
 import { renderRunDiff } from './views/run_diff.js';
+import { renderAlerts } from './views/alerts.js';
+import { renderCoverage } from './views/coverage.js';
 
 const routes = [
   { path: '/', view: renderHome, nav: 'home' },
@@ -20,6 +22,8 @@ const routes = [
   { path: '/runs/:id/diff', view: renderRunDiff, nav: 'home' },
   { path: '/impact', view: renderImpact, nav: 'lineage' },
   { path: '/events', view: renderEvents, nav: 'events' },
+  { path: '/alerts', view: renderAlerts, nav: 'alerts' },
+  { path: '/coverage', view: renderCoverage, nav: 'alerts' },
 ];
 
 const root = document.getElementById('view');

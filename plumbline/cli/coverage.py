@@ -1,0 +1,78 @@
+"""`plumbline coverage`: how complete a server's lineage is, overall and per namespace."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import click
+from rich.table import Table
+
+from plumbline.cli.client import fail, format_option, get, server_options
+from plumbline.cli.impact import console
+from plumbline.cli.since import parse_since
+
+ROWS = (
+    ("unproducedInputs", "datasets read, no known producer"),
+    ("outputs", "outputs"),
+    ("outputsWithoutSchema", "outputs without a schema"),
+    ("outputsWithoutColumnLineage", "outputs without column lineage"),
+    ("columnLineageShare", "output fields with column lineage"),
+    ("unfinishedRuns", "runs with a START and no end"),
+    ("failedEventRuns", "runs whose events failed normalization"),
+)
+
+
+@click.command()
+@click.option(
+    "--since", help="Window start: an ISO-8601 time or a span (30m, 24h, 7d); default 7d."
+)
+@click.option("--namespace", help="Only this namespace.")
+@format_option("table", "json", row="namespace")
+@server_options
+def coverage(
+    since: str | None,
+    namespace: str | None,
+    output_format: str,
+    url: str,
+    api_key: str | None,
+    timeout: float,
+) -> None:
+    """What the server's lineage covers and what it misses, per namespace."""
+    try:
+        since_iso = parse_since(since)
+    except ValueError as exc:
+        fail(f"--since: {exc}")
+    body = get(
+        url, api_key, timeout, "/api/v1/coverage", {"since": since_iso, "namespace": namespace}
+    ).json()
+    if output_format == "json":
+        click.echo(json.dumps(body, indent=2))
+        return
+    print_coverage(body)
+
+
+def _cell(key: str, measures: dict[str, Any]) -> str:
+    value = measures.get(key)
+    if key == "columnLineageShare":
+        return "-" if value is None else f"{100 * value:.0f}%"
+    return str(value)
+
+
+def print_coverage(body: dict[str, Any]) -> None:
+    out = console()
+    table = Table(show_header=True, header_style="bold")
+    table.add_column("since " + body["since"])
+    table.add_column("overall", justify="right")
+    for entry in body["namespaces"]:
+        table.add_column(entry["namespace"], justify="right")
+    for key, label in ROWS:
+        cells = [_cell(key, body["overall"])]
+        cells += [_cell(key, entry) for entry in body["namespaces"]]
+        table.add_row(label, *cells)
+    out.print(table)
+    producers = body["overall"]["producers"]
+    if producers:
+        out.print("producers:", markup=False)
+        for item in producers:
+            out.print(f"  {item['events']:>8}  {item['producer']}", markup=False)
