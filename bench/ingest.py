@@ -26,6 +26,7 @@ machine's cores) processes (``plumbline serve --workers N``).
     .venv/bin/python bench/ingest.py --events 2000 --backend postgresql
     .venv/bin/python bench/ingest.py --backend postgresql --mode http_batch --mode direct
     .venv/bin/python bench/ingest.py --backend postgresql --batch-clients 2 --pg-workers 1
+    .venv/bin/python bench/ingest.py --alerts-ab 3 --events 2000   # detection off/on, side by side
 
 The load average (``os.getloadavg``) is printed before and after each measurement: on a shared
 machine, compare code versions side by side in one session (interleaved), not across sessions.
@@ -37,6 +38,7 @@ import argparse
 import http.client
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -61,6 +63,11 @@ from plumbline.openlineage.body import parse_body  # noqa: E402
 from plumbline.store.engine import create_store_engine  # noqa: E402
 from plumbline.store.migrate import upgrade  # noqa: E402
 from plumbline.store.write import writer_for  # noqa: E402
+
+try:  # an older checkout (A/B runs) has no change alerts
+    from plumbline.store.write.alert_rules import AlertRules  # noqa: E402
+except ImportError:
+    AlertRules = None  # type: ignore[assignment,misc]
 
 try:  # the direct mode runs its writer with the garbage collection a server process has
     from plumbline.server.gc_schedule import schedule_full_collections  # noqa: E402
@@ -313,12 +320,24 @@ def measure(
         return results
     if schedule_full_collections is not None:
         schedule_full_collections()
+    rate, _, _ = direct_write(backend, batches, len(events), direct_batch)
+    results["direct"] = rate
+    return results
+
+
+def direct_write(
+    backend: str, batches: list[bytes], count: int, direct_batch: int, alerts: bool = True
+) -> tuple[float, float, float | None]:
+    """The direct baseline: (events/s, CPU ms per event of this process, of the database's
+    backends or None). ``alerts`` False: change alert detection off (AlertRules(enabled=False))."""
     with fresh_database(backend) as db_url:
         # parsed as the server parses a batch body (repeated pieces shared), before the clock
         parsed = [event for body in batches for event in parse_body(body).outcomes]
         assert all(isinstance(event, ParsedEvent) for event in parsed)
         engine = create_store_engine(db_url)
         writer = writer_for(engine)
+        if not alerts and AlertRules is not None:
+            writer.normalizer.alert_rules = AlertRules(enabled=False)
         before = _load()
         started = time.perf_counter()
         writer.write(parsed[:direct_batch])
@@ -327,21 +346,46 @@ def measure(
         db_start = _cpu_seconds(backends)
         for i in range(direct_batch, len(parsed), direct_batch):
             writer.write(parsed[i : i + direct_batch])
-        results["direct"] = len(events) / (time.perf_counter() - started)
+        rate = count / (time.perf_counter() - started)
         measured = len(parsed) - direct_batch
         python_ms = 1000 * (time.process_time() - cpu_start) / max(1, measured)
-        db = (
-            ""
-            if not backends
-            else f", postgres {1000 * (_cpu_seconds(backends) - db_start) / max(1, measured):.2f} ms"
+        db_ms = (
+            None if not backends else 1000 * (_cpu_seconds(backends) - db_start) / max(1, measured)
         )
+        db = "" if db_ms is None else f", postgres {db_ms:.2f} ms"
+        detection = "" if alerts else ", alerts off"
         print(
-            f"  {backend} direct (batches of {direct_batch}): {results['direct']:.0f} ev/s "
+            f"  {backend} direct (batches of {direct_batch}{detection}): {rate:.0f} ev/s "
             f"(load {before} -> {_load()}); CPU per event: python {python_ms:.2f} ms{db}"
         )
         engine.dispose()
-        assert stored_events(db_url) == len(events)
-    return results
+        assert stored_events(db_url) == count
+    return rate, python_ms, db_ms
+
+
+def alerts_ab(backend: str, events: list[dict[str, Any]], pairs: int, direct_batch: int) -> None:
+    """Change alert detection off and on, interleaved (the order alternates), in the direct mode:
+    the CPU per event of each pair side by side and the median ratios on/off."""
+    batches = [json.dumps(events[i : i + 100]).encode() for i in range(0, len(events), 100)]
+    if schedule_full_collections is not None:
+        schedule_full_collections()
+    python_ratios, total_ratios = [], []
+    for pair in range(pairs):
+        order = (False, True) if pair % 2 == 0 else (True, False)
+        got = {on: direct_write(backend, batches, len(events), direct_batch, on) for on in order}
+        (_, off_py, off_db), (_, on_py, on_db) = got[False], got[True]
+        off_total, on_total = off_py + (off_db or 0.0), on_py + (on_db or 0.0)
+        python_ratios.append(on_py / off_py)
+        total_ratios.append(on_total / off_total)
+        print(
+            f"  pair {pair + 1}: CPU ms/event off {off_total:.3f} on {on_total:.3f} "
+            f"(python {off_py:.3f} -> {on_py:.3f}) ratio {on_total / off_total:.3f}"
+        )
+    print(
+        f"{backend} (batches of {direct_batch}): alerts on/off CPU per event, median of "
+        f"{pairs} pairs: total {statistics.median(total_ratios):.3f}, python "
+        f"{statistics.median(python_ratios):.3f} (load now {_load()})"
+    )
 
 
 def _backends(db_url: str) -> list[int]:
@@ -410,8 +454,19 @@ def main() -> None:
         help="also measure PostgreSQL over HTTP with this many server processes "
         "(`plumbline serve --workers N`; default 2, 1 to skip)",
     )
+    parser.add_argument(
+        "--alerts-ab",
+        type=int,
+        metavar="PAIRS",
+        help="instead: the direct mode with change alert detection off and on, PAIRS interleaved "
+        "pairs per backend, CPU per event side by side (issue 19's <= 10%% budget)",
+    )
     args = parser.parse_args()
     events = make_events(args.events)
+    if args.alerts_ab:
+        for backend in args.backend or ("sqlite", "postgresql"):
+            alerts_ab(backend, events, args.alerts_ab, args.direct_batch)
+        return
     size = sum(len(json.dumps(e)) for e in events) / len(events)
     print(f"{len(events)} events per measurement, {size / 1024:.1f} KiB each on average")
     rows: dict[str, dict[str, float]] = {}

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import click
 from rich.table import Table
 
-from plumbline.cli.client import fail, format_option, get, server_options
-from plumbline.cli.impact import console
+from plumbline.cli.client import console, fail, format_option, get, server_options, show
 from plumbline.cli.since import parse_since
 
 ROWS = (
@@ -43,13 +41,10 @@ def coverage(
         since_iso = parse_since(since)
     except ValueError as exc:
         fail(f"--since: {exc}")
-    body = get(
+    response = get(
         url, api_key, timeout, "/api/v1/coverage", {"since": since_iso, "namespace": namespace}
-    ).json()
-    if output_format == "json":
-        click.echo(json.dumps(body, indent=2))
-        return
-    print_coverage(body)
+    )
+    show(response, output_format, print_coverage)
 
 
 def _cell(key: str, measures: dict[str, Any]) -> str:
