@@ -81,7 +81,9 @@ def demo(db_url: str | None, scale: float, host: str, port: int, no_serve: bool)
     db_url = db_url or fresh_demo_db_url(directory)
     schedule_full_collections()  # this process is the lineage server's
     try:
-        app = create_app(ServerSettings(db_url=db_url, host=host, port=port))
+        # no access log: one line per posted event batch would bury the demo's own progress
+        settings = ServerSettings(db_url=db_url, host=host, port=port, access_log=False)
+        app = create_app(settings)
         server = BackgroundServer(app, host=host, port=port)
         url = server.start()
     except OSError as exc:

@@ -163,6 +163,8 @@ def demo_lineage(
             result = run_demo_command(data_home, "--db", db_url)
         assert result.returncode == 0, result.stdout + result.stderr
         out = result.stdout
+        # the demo's output is its own progress: no access-log line per posted batch
+        assert '"POST /api/v1/lineage' not in result.stdout + result.stderr, result.stderr
         assert re.search(r"^plumbline serving on http://127\.0\.0\.1:\d+$", out, re.M), out
         assert re.search(r"failed runs\W+1\b", out), out
         assert re.search(r"Open the lineage UI: http://127\.0\.0\.1:\d+/", out), out
