@@ -7,22 +7,19 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from plumbline.store import iso
+from plumbline.analysis.doc import JsonDoc
 
 
 @dataclass(frozen=True)
-class Transformation:
+class Transformation(JsonDoc):
     """A column-lineage transformation (``DIRECT``/``INDIRECT`` and its subtype)."""
 
     type: str
     subtype: str
 
-    def to_json(self) -> dict[str, str]:
-        return {"type": self.type, "subtype": self.subtype}
-
 
 @dataclass(frozen=True)
-class LastRun:
+class LastRun(JsonDoc):
     """A job's latest run (by event time)."""
 
     id: str
@@ -30,25 +27,14 @@ class LastRun:
     started_at: datetime | None
     ended_at: datetime | None
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "state": self.state,
-            "startedAt": iso(self.started_at),
-            "endedAt": iso(self.ended_at),
-        }
-
 
 @dataclass(frozen=True)
-class LastVersion:
+class LastVersion(JsonDoc):
     """A dataset's current version: what it is, when it was written and by which run."""
 
     version: str
     created_at: datetime | None
     run_id: str | None
-
-    def to_json(self) -> dict[str, Any]:
-        return {"version": self.version, "createdAt": iso(self.created_at), "runId": self.run_id}
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NamedTuple
 
+from plumbline.analysis.doc import JsonDoc
 from plumbline.analysis.pruned import PrunedRun
-from plumbline.store import iso
 
 
 class VersionUse(NamedTuple):
@@ -35,16 +35,13 @@ class VersionUse(NamedTuple):
 
 
 @dataclass(frozen=True)
-class JobRef:
+class JobRef(JsonDoc):
     namespace: str
     name: str
 
-    def to_json(self) -> dict[str, str]:
-        return {"namespace": self.namespace, "name": self.name}
-
 
 @dataclass(frozen=True)
-class RunToRedo:
+class RunToRedo(JsonDoc):
     """A run that read an affected version: what it read and wrote."""
 
     id: str
@@ -55,18 +52,6 @@ class RunToRedo:
     parent_job: JobRef | None
     reads: tuple[VersionUse, ...]
     writes: tuple[VersionUse, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "state": self.state,
-            "startedAt": iso(self.started_at),
-            "endedAt": iso(self.ended_at),
-            "parentRunId": self.parent_run_id,
-            "parentJob": self.parent_job.to_json() if self.parent_job else None,
-            "reads": [r.to_json() for r in self.reads],
-            "writes": [w.to_json() for w in self.writes],
-        }
 
 
 @dataclass(frozen=True)
@@ -93,21 +78,12 @@ class RerunStep:
 
 
 @dataclass(frozen=True)
-class BadVersion:
+class BadVersion(JsonDoc):
     namespace: str
     name: str
     version: str
     created_at: datetime | None
     run_id: str | None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "namespace": self.namespace,
-            "name": self.name,
-            "version": self.version,
-            "createdAt": iso(self.created_at),
-            "runId": self.run_id,
-        }
 
 
 @dataclass(frozen=True)

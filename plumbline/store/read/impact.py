@@ -136,21 +136,24 @@ _JOBS = (
 )
 
 
+def _by_id(conn: Connection, query: sa.Select[Any], ids: Sequence[int]) -> dict[int, Any]:
+    """The rows of ``query`` for ``ids`` (bound as ``ids``), by their first column, without it."""
+    return {row[0]: row[1:] for row in conn.execute(query, {"ids": list(ids)}).all()}
+
+
 def job_summaries(conn: Connection, ids: Sequence[int]) -> dict[int, JobSummary]:
     """Namespace, name and last run (by event time) of each job."""
-    out = {}
-    for pk, namespace, name, run, state, started, ended in conn.execute(
-        _JOBS, {"ids": list(ids)}
-    ).all():
-        out[pk] = JobSummary(
+    return {
+        pk: JobSummary(
             namespace,
             name,
             run,
             marquez_state(state) if run is not None else None,
             utc(started),
             utc(ended),
-        )
-    return out
+        )  # fmt: skip
+        for pk, (namespace, name, run, state, started, ended) in _by_id(conn, _JOBS, ids).items()
+    }
 
 
 _CURRENT = s.dataset_versions.alias("current_version")
@@ -172,12 +175,12 @@ _DATASETS = (
 
 def dataset_summaries(conn: Connection, ids: Sequence[int]) -> dict[int, DatasetSummary]:
     """Namespace, name and current version (what it is, when and by which run it was written)."""
-    out = {}
-    for pk, namespace, name, version, created, run, modified in conn.execute(
-        _DATASETS, {"ids": list(ids)}
-    ).all():
-        out[pk] = DatasetSummary(namespace, name, version, utc(created), run, utc(modified))
-    return out
+    return {
+        pk: DatasetSummary(namespace, name, version, utc(created), run, utc(modified))
+        for pk, (namespace, name, version, created, run, modified) in _by_id(
+            conn, _DATASETS, ids
+        ).items()
+    }
 
 
 _FIELDS = (
@@ -197,12 +200,7 @@ _FIELDS = (
 
 def field_summaries(conn: Connection, ids: Sequence[int]) -> dict[int, FieldSummary]:
     """Dataset, namespace, name and type of each field (fields of hidden datasets left out)."""
-    return {
-        pk: FieldSummary(dataset, namespace, dataset_name, name, type_)
-        for pk, dataset, namespace, dataset_name, name, type_ in conn.execute(
-            _FIELDS, {"ids": list(ids)}
-        ).all()
-    }
+    return {pk: FieldSummary(*row) for pk, row in _by_id(conn, _FIELDS, ids).items()}
 
 
 def field_pk(conn: Connection, dataset: int, name: str) -> int | None:
@@ -212,19 +210,22 @@ def field_pk(conn: Connection, dataset: int, name: str) -> int | None:
     return None if pk is None else int(pk)
 
 
+def _readable(
+    conn: Connection, table: sa.Table, visible: sa.Select[Any], ids: Sequence[int]
+) -> set[int]:
+    query = sa.select(table.c.id).where(in_ids(table.c.id), table.c.id.in_(visible))
+    return set(conn.execute(query, {"ids": list(ids)}).scalars())
+
+
 def readable_jobs(conn: Connection, ids: Sequence[int], visible_to: VisibleTo) -> set[int]:
     """Those of ``ids`` a caller limited to ``visible_to`` may read (all of them when None)."""
     if visible_to is None:
         return set(ids)
-    j = s.jobs
-    query = sa.select(j.c.id).where(in_ids(j.c.id), j.c.id.in_(visible_job_ids(visible_to)))
-    return set(conn.execute(query, {"ids": list(ids)}).scalars())
+    return _readable(conn, s.jobs, visible_job_ids(visible_to), ids)
 
 
 def readable_datasets(conn: Connection, ids: Sequence[int], visible_to: VisibleTo) -> set[int]:
     """Those of the dataset ``ids`` a caller limited to ``visible_to`` may read."""
     if visible_to is None:
         return set(ids)
-    d = s.datasets
-    query = sa.select(d.c.id).where(in_ids(d.c.id), d.c.id.in_(visible_dataset_ids(visible_to)))
-    return set(conn.execute(query, {"ids": list(ids)}).scalars())
+    return _readable(conn, s.datasets, visible_dataset_ids(visible_to), ids)

@@ -19,7 +19,7 @@ from sqlalchemy.engine import Connection
 from plumbline.store import schema as s
 from plumbline.store.read.common import chunks, json_obj, utc
 from plumbline.store.read.idlist import in_ids
-from plumbline.store.read.runs import find_run_pk
+from plumbline.store.read.runs import find_run_pk, runs_by_ids
 from plumbline.store.read.visibility import VisibleTo, visible_job_id
 
 
@@ -70,28 +70,22 @@ class RunFacts:
 
 
 _WHEN = sa.func.coalesce(s.runs.c.started_at, s.runs.c.last_event_at)
-_RUNS = (
-    sa.select(
-        s.runs.c.id,
-        s.runs.c.uuid,
-        s.runs.c.job_id,
-        s.namespaces.c.name.label("namespace"),
-        s.jobs.c.name.label("job"),
-        s.runs.c.current_state,
-        s.runs.c.started_at,
-        s.runs.c.ended_at,
-        s.runs.c.last_event_at,
-        s.runs.c.error_message,
-        s.runs.c.error_language,
-        s.runs.c.facets,
-        s.runs.c.job_facets,
-        s.job_versions.c.version.label("job_version"),
-        s.runs.c.parent_run_uuid,
-    )
-    .join(s.jobs, s.jobs.c.id == s.runs.c.job_id)
-    .join(s.namespaces, s.namespaces.c.id == s.jobs.c.namespace_id)
-    .outerjoin(s.job_versions, s.job_versions.c.id == s.runs.c.job_version_id)
-    .where(in_ids(s.runs.c.id))
+_RUNS = runs_by_ids(
+    s.runs.c.id,
+    s.runs.c.uuid,
+    s.runs.c.job_id,
+    s.namespaces.c.name.label("namespace"),
+    s.jobs.c.name.label("job"),
+    s.runs.c.current_state,
+    s.runs.c.started_at,
+    s.runs.c.ended_at,
+    s.runs.c.last_event_at,
+    s.runs.c.error_message,
+    s.runs.c.error_language,
+    s.runs.c.facets,
+    s.runs.c.job_facets,
+    s.job_versions.c.version.label("job_version"),
+    s.runs.c.parent_run_uuid,
 )
 _IO = (
     sa.select(
