@@ -20,6 +20,7 @@ from plumbline.lineage_tables import HISTORY, TABLES, Kind, view_name
 from plumbline.store import schema as s
 from plumbline.store.read.common import utc
 from plumbline.store.read.errors import InvalidArgumentError
+from plumbline.store.read.gcpause import gc_paused
 
 _TYPES: dict[Kind, Any] = {
     "string": sa.String(),
@@ -66,10 +67,12 @@ def read_table(
         statement = statement.where(view.c.event_date >= since)
     fixers = [(i, f) for i, (_, k) in enumerate(TABLES[table]) if (f := _fixer(k)) is not None]
     result = conn.execution_options(stream_results=True, yield_per=batch_size).execute(statement)
-    for part in result.partitions():
-        rows = [tuple(row) for row in part]
-        if fixers:
-            rows = [_fixed(row, fixers) for row in rows]
+    while True:
+        with gc_paused():  # the rows are plain tuples: the collector's scans would find nothing
+            part = result.fetchmany(batch_size)
+            rows = [_fixed(row, fixers) for row in part] if fixers else [tuple(r) for r in part]
+        if not rows:
+            return
         yield rows
 
 

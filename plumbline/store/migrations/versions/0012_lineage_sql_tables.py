@@ -65,6 +65,9 @@ def _sql(dialect: str) -> list[str]:
             return f"CAST(ROUND((julianday({end}) - julianday({start})) * 86400000) AS INTEGER)"
         return f"CAST(ROUND(EXTRACT(EPOCH FROM ({end} - {start})) * 1000) AS BIGINT)"
 
+    # computed once per dataset: without the fence, the tables using this view would repeat the
+    # symlink look-up and the scheme tests for every column that names a dataset, on every row
+    fence = "LIMIT -1" if sqlite else "OFFSET 0"
     is_path = " OR ".join(
         ["n.name = 'file'"] + [f"n.name LIKE '{scheme}'" for scheme in _PATH_SCHEMES]
     )
@@ -160,7 +163,7 @@ def _sql(dialect: str) -> list[str]:
                            (SELECT MIN(sl.name) FROM dataset_symlinks sl
                              WHERE sl.dataset_id = d.id AND sl.type = 'TABLE') AS catalog_name
                       FROM datasets d JOIN namespaces n ON n.id = d.namespace_id
-                     WHERE NOT d.is_hidden AND NOT n.is_hidden) t""",
+                     WHERE NOT d.is_hidden AND NOT n.is_hidden {fence}) t""",
         f"""CREATE VIEW plumbline_table_lineage AS
             SELECT {side("source", "src")}, {side("target", "tgt")}, {entity},
                    r.uuid AS entity_run_id, r.current_state AS run_state,

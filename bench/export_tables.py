@@ -1,0 +1,229 @@
+"""Export of the lineage SQL tables (issue 18) on the benchmark graph, and Spark SQL over it.
+
+The graph and history are ``bench/impact_query.py``'s (``bench/lineage_query.py``'s graph:
+100,000 datasets, 250,000 jobs, 1,000,000 job-dataset edges, 2 fields per dataset; one round of
+runs: 250,000 runs, 1,000,000 run inputs/outputs), plus the column-lineage history those runs
+carried (``run_column_lineage``: each run's 6 field edges into its output, 1.5 million rows), all
+bulk-loaded. Measured, each with ``plumbline export`` run as a child process (wall time and its
+peak RSS):
+
+1. a full export to Parquet (targets: <= 60 s, <= 1 GiB);
+2. an incremental export after 1,000 new events (500 runs of existing jobs, START and COMPLETE
+   with column lineage, written through the store's writer) (target: <= 2 s);
+3. Spark SQL in local[2]: an aggregate over the exported column edges (target: <= 10 s), first
+   run and median of 3.
+
+    .venv/bin/python bench/export_tables.py              # full size, SQLite (many minutes)
+    .venv/bin/python bench/export_tables.py --small      # 50x smaller, a quick check
+    .venv/bin/python bench/export_tables.py --backend postgres
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from impact_query import history_rows, load_history  # noqa: E402
+from lineage_query import FULL, NOW, NS, SMALL, Shape, drop_pg, graph_rows, load, pg_database  # noqa: E402
+
+from plumbline.openlineage import parse_event  # noqa: E402
+from plumbline.store.engine import create_store_engine  # noqa: E402
+from plumbline.store.migrate import upgrade  # noqa: E402
+from plumbline.store.write import writer_for  # noqa: E402
+
+RUN_EVENT = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent"
+PRODUCER = "https://example.com/bench"
+
+
+def load_column_history(engine: sa.Engine, shape: Shape) -> int:
+    """``run_column_lineage`` rows: every run carried the field edges into its job's output."""
+    _datasets, _jobs, edges, _fields = graph_rows(shape)
+    inputs: dict[int, list[int]] = defaultdict(list)
+    output: dict[int, int] = {}
+    for job, dataset, direction in edges:
+        (inputs[job].append(dataset) if direction == "input" else output.__setitem__(job, dataset))
+    runs = history_rows(shape, 1)["runs"]
+    rows = []
+    for run_pk, _uuid, job, *_ in runs:
+        out = output[job]
+        for dataset in inputs[job]:
+            for f in range(shape.fields):
+                rows.append(
+                    (run_pk, out, (out - 1) * shape.fields + f + 1,
+                     (dataset - 1) * shape.fields + f + 1, "DIRECT", "IDENTITY")
+                )  # fmt: skip
+    rows = sorted(set(rows))
+    columns = "run_id, output_dataset_id, output_field_id, input_field_id, transformation_type, transformation_subtype"  # noqa: E501
+    raw = engine.raw_connection()
+    try:
+        if engine.dialect.name == "postgresql":
+            with raw.cursor() as cursor:  # type: ignore[attr-defined]
+                with cursor.copy(f"COPY run_column_lineage ({columns}) FROM STDIN") as copy:
+                    for row in rows:
+                        copy.write_row(row)
+        else:
+            cursor = raw.cursor()
+            cursor.executemany(
+                f"INSERT INTO run_column_lineage ({columns}) VALUES (?, ?, ?, ?, ?, ?)", rows
+            )  # noqa: S608 - constants
+        raw.commit()
+    finally:
+        raw.close()
+    return len(rows)
+
+
+def new_events(shape: Shape, count: int) -> list[dict[str, Any]]:
+    """``count`` events: START and COMPLETE of ``count / 2`` new runs of existing jobs, a day
+    after the loaded round, naming their inputs and output with column lineage."""
+    _datasets, jobs, edges, _fields = graph_rows(shape)
+    names = dict(_datasets)
+    inputs: dict[int, list[int]] = defaultdict(list)
+    output: dict[int, int] = {}
+    for job, dataset, direction in edges:
+        (inputs[job].append(dataset) if direction == "input" else output.__setitem__(job, dataset))
+    events = []
+    day = NOW + timedelta(days=3)
+    for n, (job, job_name) in enumerate(jobs[: count // 2]):
+        lineage = {
+            f"c{f}": {"inputFields": [
+                {"namespace": NS, "name": names[d], "field": f"c{f}",
+                 "transformations": [{"type": "DIRECT", "subtype": "IDENTITY"}]}
+                for d in inputs[job]
+            ]}
+            for f in range(shape.fields)
+        }  # fmt: skip
+        out = {
+            "namespace": NS,
+            "name": names[output[job]],
+            "facets": {
+                "columnLineage": {"_producer": PRODUCER, "_schemaURL": RUN_EVENT, "fields": lineage}
+            },
+        }
+        ins = [{"namespace": NS, "name": names[d]} for d in inputs[job]]
+        run = f"00000000-0000-4000-9000-{n:012d}"
+        for kind, second in (("START", 0), ("COMPLETE", 30)):
+            events.append({
+                "eventType": kind, "eventTime": (day + timedelta(seconds=n + second)).isoformat(),
+                "producer": PRODUCER, "schemaURL": RUN_EVENT, "run": {"runId": run},
+                "job": {"namespace": NS, "name": job_name}, "inputs": ins, "outputs": [out],
+            })  # fmt: skip
+    return events
+
+
+def export(db_url: str, out: Path) -> tuple[float, float, str]:
+    """``plumbline export`` as a child process: wall seconds, its peak RSS in MiB, its output."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    began = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "plumbline", "export", "--db", db_url, "--out", str(out), "--quiet"],
+        cwd=ROOT, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    wall = time.perf_counter() - began
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return wall, max(peak, before) / 1024, done.stdout
+
+
+def spark_aggregate(out: Path) -> tuple[float, list[float], int]:
+    """An aggregate over the exported column edges in local[2]: first run, then 3 more."""
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    from plumbline.spark import lineage_tables
+
+    spark = (
+        SparkSession.builder.master("local[2]")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.driver.memory", "2g")
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    lineage_tables(spark, out)
+    query = (
+        "SELECT source_name, COUNT(*) AS edges, SUM(run_count) AS runs,"
+        " COUNT(DISTINCT entity_id) AS jobs FROM plumbline.column_lineage_edges"
+        " GROUP BY source_name ORDER BY runs DESC, source_name LIMIT 20"
+    )
+    began = time.perf_counter()
+    spark.sql(query).collect()
+    first = time.perf_counter() - began
+    again = []
+    for _ in range(3):
+        began = time.perf_counter()
+        spark.sql(query).collect()
+        again.append(time.perf_counter() - began)
+    rows = spark.sql("SELECT COUNT(*) FROM plumbline.column_lineage_edges").collect()[0][0]
+    spark.stop()
+    return first, again, int(rows)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--small", action="store_true", help="a 50x smaller graph")
+    parser.add_argument("--backend", choices=["sqlite", "postgres"], default="sqlite")
+    parser.add_argument("--no-spark", action="store_true")
+    args = parser.parse_args()
+    shape = SMALL if args.small else FULL
+    work = Path(tempfile.mkdtemp(prefix="plumbline-export-bench-"))
+    pg_name = None
+    if args.backend == "postgres":
+        pg_name, engine = pg_database()
+        db_url = engine.url.render_as_string(hide_password=False)
+    else:
+        db_url = f"sqlite:///{work / 'store.db'}"
+        engine = create_store_engine(db_url)
+    try:
+        upgrade(engine)
+        began = time.perf_counter()
+        load(engine, shape)
+        load_history(engine, shape, 1)
+        history = load_column_history(engine, shape)
+        print(f"{args.backend}: loaded in {time.perf_counter() - began:.1f} s"
+              f" ({shape.jobs} jobs, {history} column history rows)", flush=True)  # fmt: skip
+        out = work / "export"
+        wall, rss, said = export(db_url, out)
+        print(
+            f"full export: {wall:.1f} s wall, peak RSS {rss:.0f} MiB (load {os.getloadavg()[0]:.1f})"
+        )
+        print(said, flush=True)
+        size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file()) / 2**20
+        print(f"export size: {size:.0f} MiB")
+        events = [parse_event(e) for e in new_events(shape, 1000)]
+        began = time.perf_counter()
+        writer_for(engine).write(events)
+        print(f"1,000 new events written in {time.perf_counter() - began:.1f} s")
+        wall, _rss, said = export(db_url, out)
+        print(f"incremental export: {wall:.1f} s wall (load {os.getloadavg()[0]:.1f})")
+        print(said, flush=True)
+        if not args.no_spark:
+            first, again, rows = spark_aggregate(out)
+            print(
+                f"spark local[2] aggregate over {rows} column edges: first {first:.1f} s, then"
+                f" median {statistics.median(again):.1f} s of {len(again)}"
+                f" (load {os.getloadavg()[0]:.1f})"
+            )
+        print(f"load average: {os.getloadavg()} on {os.cpu_count()} cores")
+    finally:
+        engine.dispose()
+        if pg_name:
+            drop_pg(pg_name)
+
+
+if __name__ == "__main__":
+    main()
