@@ -79,9 +79,8 @@ def load_column_history(engine: sa.Engine, shape: Shape) -> int:
                         copy.write_row(row)
         else:
             cursor = raw.cursor()
-            cursor.executemany(
-                f"INSERT INTO run_column_lineage ({columns}) VALUES (?, ?, ?, ?, ?, ?)", rows
-            )  # noqa: S608 - constants
+            insert = f"INSERT INTO run_column_lineage ({columns}) VALUES (?, ?, ?, ?, ?, ?)"  # noqa: S608
+            cursor.executemany(insert, rows)
         raw.commit()
     finally:
         raw.close()
