@@ -33,11 +33,15 @@ class CaptureHandle:
         context = spark.sparkContext
         self._jsc = context._jsc.sc()
         jvm.bind_jvm(context._jvm)
+        app_id, attempt = str(context.applicationId), context._jsc.sc().applicationAttemptId()
+        attempt_id = str(attempt.get()) if attempt.isDefined() else None
         self.app = AppRun(
             settings.namespace,
             events.normalize_name(context.appName) or "spark_application",
-            events.new_run_id(),
+            events.app_run_id(app_id, attempt_id),
             str(spark.version),
+            app_id,
+            attempt_id,
         )
         self._tracker = RunTracker(spark._jsparkSession, self.app, self._submit)
         self._worker = CaptureWorker()

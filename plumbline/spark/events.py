@@ -41,6 +41,21 @@ def new_run_id() -> str:
     return str(uuid.uuid4())
 
 
+# the namespace of the name-based (version 5) UUIDs of Spark applications' and actions' runs
+_RUN_IDS = uuid.UUID("0b5e6f3c-8d7a-5c1e-9f42-6a1d2c3b4e5f")
+
+
+def app_run_id(app_id: str, attempt: str | None = None) -> str:
+    """The run id of a Spark application (attempt): the same for live capture and extraction."""
+    return str(uuid.uuid5(_RUN_IDS, f"app/{app_id}/{attempt or ''}"))
+
+
+def execution_run_id(app_id: str, attempt: str | None, execution_id: int) -> str:
+    """The run id of the action whose root SQL execution is `execution_id` in an application:
+    the same whether captured live or extracted from the event log, so both make one run."""
+    return str(uuid.uuid5(_RUN_IDS, f"execution/{app_id}/{attempt or ''}/{execution_id}"))
+
+
 def normalize_name(name: str) -> str:
     """OpenLineage Spark job-name normalization: split camelCase, lower, non-alphanumerics to `_`."""
     name = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name)
@@ -70,7 +85,9 @@ def _schema(fields: list[dict[str, Any]]) -> dict[str, Any]:
 
 def _field(spark_field: dict[str, Any]) -> dict[str, Any]:
     kind = spark_field.get("type")
-    result: dict[str, Any] = {"name": str(spark_field.get("name")), "type": _type_name(kind)}
+    result: dict[str, Any] = {"name": str(spark_field.get("name"))}
+    if kind is not None:  # unknown (a column an event log does not type)
+        result["type"] = _type_name(kind)
     if isinstance(kind, dict) and kind.get("type") == "struct":
         result["fields"] = [_field(f) for f in kind.get("fields", [])]
     return result

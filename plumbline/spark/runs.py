@@ -38,6 +38,8 @@ class AppRun:
     job_name: str
     run_id: str
     spark_version: str
+    app_id: str = ""  # SparkContext.applicationId: with an execution id, an action's run id
+    attempt: str | None = None
 
 
 @dataclass
@@ -70,6 +72,13 @@ class RunTracker:
         # input records read by the failed task attempts of an execution (see listener.py)
         self.failed_reads: Callable[[int], int] = lambda execution_id: 0
 
+    def _run_id(self, root_id: int) -> str:
+        """The action's run id: from the application and root execution ids (as extraction
+        from the event log makes it), random when the application id is not known."""
+        if not self._app.app_id:
+            return events.new_run_id()
+        return events.execution_run_id(self._app.app_id, self._app.attempt, root_id)
+
     def spark_properties(self) -> dict[str, str]:
         """The allow-listed Spark properties (read once; see `settings.captured_properties`)."""
         if self._properties is None:
@@ -94,7 +103,7 @@ class RunTracker:
     def execution_started(self, execution_id: int, root_id: int, qe: Any, time_ms: float) -> None:
         """A SQL execution started; `qe` is its QueryExecution (None if already gone)."""
         self._root_of[execution_id] = root_id
-        run = self._runs.setdefault(root_id, _ActionRun(events.new_run_id()))
+        run = self._runs.setdefault(root_id, _ActionRun(self._run_id(root_id)))
         if execution_id != root_id:
             # a wrapper's first nested write is the action (Spark 4.1's saveAsTable): START now
             if run.command in SAVE_AS_TABLE_WRAPPERS and not run.started and qe is not None:
@@ -119,7 +128,7 @@ class RunTracker:
     def execution_ended(self, execution_id: int, qe: Any, failure: Any, time_ms: float) -> None:
         """A SQL execution ended; `failure` is a JVM Throwable or None."""
         root_id = self._root_of.pop(execution_id, execution_id)
-        run = self._runs.setdefault(root_id, _ActionRun(events.new_run_id()))
+        run = self._runs.setdefault(root_id, _ActionRun(self._run_id(root_id)))
         if execution_id == root_id and execution_id not in run.at_start:  # START not read
             run.stream = streaming.batch_of(qe)
         facts = self._facts_at_end(run, execution_id, qe)
@@ -139,7 +148,7 @@ class RunTracker:
             changes = self._catalog.take(root_id)
             for nested_id in run.nested:
                 changes |= self._catalog.take(nested_id)
-        merged = _merge(facts, [run.nested[i] for i in sorted(run.nested)])
+        merged = merge_executions(facts, [run.nested[i] for i in sorted(run.nested)])
         if merged is not None:
             for reader in run.readers:
                 add_nested_scan_metrics(reader, merged)
@@ -272,7 +281,7 @@ def _apply_catalog_changes(facts: ActionFacts, changes: set[tuple[str, str, str]
     facts.outputs = kept
 
 
-def _merge(root: ActionFacts | None, nested: list[ActionFacts]) -> ActionFacts | None:
+def merge_executions(root: ActionFacts | None, nested: list[ActionFacts]) -> ActionFacts | None:
     """The root execution's facts, completed with what its nested executions measured.
 
     `nested` in the order the executions started: when the root writes nothing (a wrapper like

@@ -1,0 +1,444 @@
+"""One Spark application's event log, read event by event, as OpenLineage run events.
+
+`ApplicationLog.feed(event)` takes the log's events in order (parsed JSON objects) and returns the
+OpenLineage events they complete: the application's START and COMPLETE, and for each action
+(a root SQL execution and its nested ones) START then COMPLETE or FAIL when it ends. It keeps only
+what running executions need (their latest plan, the values of their metrics), so memory follows
+the number of executions running at once, not the size of the log. Actions are described as the
+live capture describes them (`ActionFacts`, `events`, `lineage`) and get the same job names and
+run ids, so lineage extracted from a log and captured live land on the same runs.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from plumbline.eventlogs import planinfo
+from plumbline.eventlogs.errors import EventLogError
+from plumbline.eventlogs.planinfo import MODES, ConvertedPlan, Scan
+from plumbline.openlineage.schema_urls import EXTRACTION_FACET_SCHEMA_URL
+from plumbline.spark import events
+from plumbline.spark.datasets import DatasetId, from_jdbc, from_location, from_table, redact_text
+from plumbline.spark.facts import ActionFacts, DatasetFacts
+from plumbline.spark.jvm import TableInfo
+from plumbline.spark.lineage import DIRECT, IDENTITY, Deps, column_lineage
+from plumbline.spark.runs import merge_executions
+from plumbline.spark.settings import PROPERTIES_KEY, captured_properties
+
+log = logging.getLogger(__name__)
+
+_SQL = "org.apache.spark.sql.execution.ui."
+_CATALOG = "org.apache.spark.sql.catalyst.catalog."
+_WRITE_METRICS = {
+    "number of output rows": "rowCount",
+    "written output": "size",
+    "number of written files": "fileCount",
+}
+_SCAN_METRICS = {
+    "number of output rows": "rowCount",
+    "size of files read": "size",
+    "number of files read": "fileCount",
+}
+_CATALOG_EVENTS = frozenset({"CreateTableEvent", "DropTableEvent", "RenameTableEvent"})
+KNOWN_SPARK_LINES = ("3.", "4.")
+_FORMAT_NAMES = {"parquet", "json", "csv", "orc", "text", "avro", "hive", "delta", "iceberg"}
+
+
+@dataclass
+class _Execution:
+    execution_id: int
+    root_id: int
+    start_ms: float
+    plan: ConvertedPlan
+    description: str
+    metrics: dict[int, int] = field(default_factory=dict)  # accumulator id -> value
+    catalog: set[tuple[str, str, str]] = field(default_factory=set)
+
+
+@dataclass
+class _Action:
+    start_ms: float
+    finished: dict[int, tuple[ActionFacts, int]] = field(default_factory=dict)  # id -> truncation
+
+
+@dataclass
+class LogStats:
+    """What one log held: events read, executions ended, actions emitted."""
+
+    events: int = 0
+    executions: int = 0
+    actions: int = 0
+
+
+class ApplicationLog:
+    """Turns one application's events into OpenLineage events (see the module docstring)."""
+
+    def __init__(self, source: str, namespace: str | None = None) -> None:
+        self.source = source
+        self.stats = LogStats()
+        self._namespace_option = namespace
+        self.namespace = namespace or "default"
+        self.spark_version = ""
+        self.app_id: str | None = None
+        self.attempt: str | None = None
+        self.app_name = "spark_application"
+        self.app_run_id = ""
+        self.ended = False
+        self._properties: dict[str, str] = {}
+        self._warehouse: str | None = None
+        self._running: dict[int, _Execution] = {}
+        self._actions: dict[int, _Action] = {}
+        self._owner: dict[int, int] = {}  # accumulator id -> execution id
+
+    # -- the event stream ---------------------------------------------------------------------
+
+    def feed(self, event: dict[str, Any]) -> list[dict[str, Any]]:
+        """Take the next event of the log; returns the OpenLineage events it completes."""
+        self.stats.events += 1
+        kind = str(event.get("Event", ""))
+        if kind == "SparkListenerLogStart":
+            self.spark_version = str(event.get("Spark Version", ""))
+            if not self.spark_version.startswith(KNOWN_SPARK_LINES):
+                raise EventLogError(f"a log of Spark {self.spark_version or '?'}, which plumbline does not know")
+        elif kind == "SparkListenerEnvironmentUpdate":
+            self._environment(event)
+        elif kind == "SparkListenerApplicationStart":
+            return self._application_start(event)
+        elif kind == "SparkListenerApplicationEnd":
+            self.ended = True
+            return [self._application_event("COMPLETE", float(event.get("Timestamp", 0)))]
+        elif kind.startswith(_SQL):
+            return self._sql_event(kind[len(_SQL) :], event)
+        elif kind == "SparkListenerTaskEnd":
+            self._task_end(event)
+        elif kind.startswith(_CATALOG) and kind[len(_CATALOG) :] in _CATALOG_EVENTS:
+            change = (kind[len(_CATALOG) :], str(event.get("database", "")).lower(), str(event.get("name", "")).lower())
+            for execution in self._running.values():
+                execution.catalog.add(change)
+        return []
+
+    def _environment(self, event: dict[str, Any]) -> None:
+        raw = event.get("Spark Properties") or {}
+        pairs = raw.items() if isinstance(raw, dict) else [tuple(p) for p in raw if len(p) == 2]
+        conf = {str(k): str(v) for k, v in pairs}
+        if self._namespace_option is None:
+            self.namespace = conf.get("spark.plumbline.namespace") or "default"
+        self._properties = {
+            name: redact_text(conf[name])
+            for name in captured_properties(conf.get(PROPERTIES_KEY, ""))
+            if name in conf
+        }
+        warehouse = conf.get("spark.sql.warehouse.dir")
+        if warehouse:
+            warehouse = warehouse.rstrip("/")
+            self._warehouse = warehouse if ":" in warehouse.split("/", 1)[0] else f"file:{warehouse}"
+
+    def _application_start(self, event: dict[str, Any]) -> list[dict[str, Any]]:
+        self.app_id = str(event.get("App ID") or "")
+        attempt = event.get("App Attempt ID")
+        self.attempt = str(attempt) if attempt else None
+        self.app_name = events.normalize_name(str(event.get("App Name", ""))) or "spark_application"
+        self.app_run_id = events.app_run_id(self.app_id, self.attempt)
+        return [self._application_event("START", float(event.get("Timestamp", 0)))]
+
+    def _application_event(self, event_type: str, time_ms: float) -> dict[str, Any]:
+        return events.run_event(
+            event_type,
+            time_ms,
+            self.app_run_id,
+            self.namespace,
+            self.app_name,
+            run_facets={
+                "processing_engine": events.processing_engine(self.spark_version),
+                "plumbline_extraction": self._extraction_facet(None, 0),
+            },
+            job_facets={"jobType": events.job_type("APPLICATION")},
+        )
+
+    def _sql_event(self, kind: str, event: dict[str, Any]) -> list[dict[str, Any]]:
+        if kind == "SparkListenerSQLExecutionStart":
+            execution_id = int(event["executionId"])
+            root_id = int(event.get("rootExecutionId", execution_id))
+            execution = _Execution(
+                execution_id, root_id, float(event.get("time", 0)), *self._plan(event)
+            )
+            self._running[execution_id] = execution
+            self._own(execution)
+            self._actions.setdefault(root_id, _Action(execution.start_ms))
+        elif kind == "SparkListenerSQLAdaptiveExecutionUpdate":
+            execution = self._running.get(int(event["executionId"]))
+            if execution is not None:
+                execution.plan, execution.description = self._plan(event)
+                self._own(execution)
+        elif kind == "SparkListenerDriverAccumUpdates":
+            for pair in event.get("accumUpdates") or []:
+                self._add_metric(int(pair[0]), int(pair[1]))
+        elif kind == "SparkListenerSQLExecutionEnd":
+            return self._execution_end(event)
+        return []
+
+    def _plan(self, event: dict[str, Any]) -> tuple[ConvertedPlan, str]:
+        description = str(event.get("physicalPlanDescription") or "")
+        return planinfo.convert(event.get("sparkPlanInfo") or {}, description), description
+
+    def _own(self, execution: _Execution) -> None:
+        plan = execution.plan
+        wanted = list(plan.write.metrics.values()) if plan.write else []
+        for scan in plan.scans.values():
+            wanted += scan.metrics.values()
+        for accumulator in wanted:
+            self._owner[accumulator] = execution.execution_id
+
+    def _add_metric(self, accumulator: int, value: int) -> None:
+        owner = self._owner.get(accumulator)
+        execution = self._running.get(owner) if owner is not None else None
+        if execution is not None:
+            execution.metrics[accumulator] = execution.metrics.get(accumulator, 0) + value
+
+    def _task_end(self, event: dict[str, Any]) -> None:
+        reason = event.get("Task End Reason") or {}
+        if reason.get("Reason") != "Success":
+            return
+        for update in (event.get("Task Info") or {}).get("Accumulables") or []:
+            accumulator = update.get("ID")
+            if accumulator in self._owner:
+                try:
+                    self._add_metric(int(accumulator), int(update.get("Update") or 0))
+                except (TypeError, ValueError):
+                    continue
+
+    def _execution_end(self, event: dict[str, Any]) -> list[dict[str, Any]]:
+        execution = self._running.pop(int(event["executionId"]), None)
+        if execution is None:
+            return []
+        self.stats.executions += 1
+        for accumulator in [a for a, e in self._owner.items() if e == execution.execution_id]:
+            del self._owner[accumulator]
+        facts = self._describe(execution)
+        error = str(event.get("errorMessage") or "")
+        if error:
+            message, _, stack = error.partition("\n")
+            facts.error = (redact_text(message), redact_text(stack))
+        action = self._actions.setdefault(execution.root_id, _Action(execution.start_ms))
+        action.finished[execution.execution_id] = (facts, execution.plan.truncated_nodes)
+        if execution.execution_id != execution.root_id:
+            return []
+        del self._actions[execution.root_id]
+        return self._action_events(execution.root_id, action, float(event.get("time", 0)))
+
+    # -- one action -----------------------------------------------------------------------------
+
+    def _describe(self, execution: _Execution) -> ActionFacts:
+        plan = execution.plan
+        if plan.write is None:
+            return ActionFacts(plan.root.name)
+        facts = ActionFacts(plan.write.command)
+        reads: dict[int, list[DatasetFacts]] = {}
+        inputs: dict[str, DatasetFacts] = {}
+        for leaf_id, scan in plan.scans.items():
+            found = self._scan_datasets(scan)
+            reads[leaf_id] = found
+            stats = {
+                _SCAN_METRICS[name]: execution.metrics[acc]
+                for name, acc in scan.metrics.items()
+                if name in _SCAN_METRICS and acc in execution.metrics
+            }
+            for dataset in found:
+                known = inputs.setdefault(dataset.id.key, dataset)
+                if len(found) == 1:
+                    for metric, value in stats.items():
+                        known.stats[metric] = known.stats.get(metric, 0) + value
+        facts.inputs = list(inputs.values())
+
+        def source_of(leaf: Any, column: str) -> Deps:
+            return {(d.id.key, column): {(DIRECT, IDENTITY)} for d in reads.get(id(leaf), [])}
+
+        output = self._write_output(execution, facts.command)
+        if output is not None:
+            output.lineage = column_lineage(plan.root, source_of)
+            output.schema = _output_schema(plan.root, output, inputs)
+            output.stats = {
+                _WRITE_METRICS[name]: execution.metrics[acc]
+                for name, acc in plan.write.metrics.items()
+                if name in _WRITE_METRICS and acc in execution.metrics
+            }
+            facts.outputs = [output]
+        return facts
+
+    def _scan_datasets(self, scan: Scan) -> list[DatasetFacts]:
+        if scan.table is not None and scan.locations:
+            database, table = scan.table
+            info = TableInfo(database, table, scan.locations[0], scan.file_format)
+            info.warehouse = self._warehouse_of(scan.locations[0])
+            dataset = from_table(scan.locations[0], table)
+            return [DatasetFacts(dataset, scan.schema, scan.file_format, info, dataset.namespace)]
+        found = dict.fromkeys(from_location(p) for p in scan.locations)
+        return [DatasetFacts(d, scan.schema, scan.file_format, None, d.namespace) for d in found]
+
+    def _warehouse_of(self, location: str) -> str:
+        return self._warehouse or location.rstrip("/").rsplit("/", 1)[0]
+
+    def _write_output(self, execution: _Execution, command: str) -> DatasetFacts | None:
+        args = execution.plan.write.arguments if execution.plan.write else []
+        mode = next((a for a in args if a in MODES), None)
+        facts: DatasetFacts | None = None
+        if command == "InsertIntoHadoopFsRelationCommand" and args:
+            location = args[0]
+            file_format = _format_argument(args)
+            facts = DatasetFacts(from_location(location), file_format=file_format)
+            table = next((planinfo.table_argument(a) for a in args if planinfo.table_argument(a)), None)
+            if table is not None:
+                facts.table = TableInfo(table[0], table[1], location, file_format)
+                facts.table.warehouse = self._warehouse_of(location)
+            facts.local_path = _local(location)
+        elif command == "CreateDataSourceTableAsSelectCommand":
+            described = planinfo.argument_after(execution.description, command)
+            table = planinfo.table_argument(described[0]) if described else None
+            if table is None:
+                return None
+            mode = next((a for a in described if a in MODES), None)
+            facts = DatasetFacts(DatasetId("file", table[1]), table=TableInfo(table[0], table[1], None))
+            if mode != "Overwrite":
+                change = ("CreateTableEvent", (table[0] or "default").lower(), table[1].lower())
+                mode = "Create" if change in execution.catalog else None
+        elif command == "SaveIntoDataSourceCommand":
+            facts = _data_source_output(args)
+        if facts is None:
+            return None
+        facts.source_uri = facts.id.namespace
+        facts.lifecycle = {"Overwrite": "OVERWRITE", "Create": "CREATE"}.get(mode or "")
+        facts.ignore_mode = mode == "Ignore"
+        return facts
+
+    def _action_events(self, root_id: int, action: _Action, end_ms: float) -> list[dict[str, Any]]:
+        ordered = [action.finished[i] for i in sorted(action.finished)]
+        root_facts = action.finished.get(root_id, (None, 0))[0]
+        nested = [f for i, (f, _) in sorted(action.finished.items()) if i != root_id]
+        _complete_table_writes(root_facts, nested)
+        facts = merge_executions(root_facts, nested)
+        if facts is None or not facts.writes:
+            return []
+        self.stats.actions += 1
+        truncated = sum(t for _, t in ordered)
+        run_id = events.execution_run_id(self.app_id or self.source, self.attempt, root_id)
+        run_facets = {
+            "parent": events.parent(self.namespace, self.app_name, self.app_run_id),
+            "processing_engine": events.processing_engine(self.spark_version),
+            "plumbline_extraction": self._extraction_facet(root_id, truncated),
+        }
+        if self._properties:
+            run_facets["spark_properties"] = events.spark_properties(self._properties)
+        job = events.action_job_name(self.app_name, facts)
+        job_facets = events.action_job_facets(facts)
+        inputs, outputs = events.datasets(facts, with_stats=False)
+        start = events.run_event(
+            "START", action.start_ms, run_id, self.namespace, job,
+            run_facets=run_facets, job_facets=job_facets, inputs=inputs, outputs=outputs,
+        )
+        versions = {}
+        if facts.error is None:
+            for output in facts.outputs:
+                if output.local_path and (not output.ignore_mode or output.stats.get("fileCount")):
+                    versions[output.id.key] = run_id
+        inputs, outputs = events.datasets(facts, with_stats=True, versions=versions)
+        end_facets = dict(run_facets)
+        if facts.error is not None:
+            end_facets["errorMessage"] = events.error_message(*facts.error)
+        end = events.run_event(
+            "FAIL" if facts.error is not None else "COMPLETE", end_ms, run_id, self.namespace, job,
+            run_facets=end_facets, job_facets=job_facets, inputs=inputs, outputs=outputs,
+        )
+        return [start, end]
+
+    def _extraction_facet(self, execution_id: int | None, truncated: int) -> dict[str, Any]:
+        facet: dict[str, Any] = {
+            "_producer": events.PRODUCER,
+            "_schemaURL": EXTRACTION_FACET_SCHEMA_URL,
+            "source": "eventLog",
+            "log": self.source,
+            "applicationId": self.app_id or "",
+            "truncatedPlanNodes": truncated,
+        }
+        if execution_id is not None:
+            facet["executionId"] = execution_id
+        return facet
+
+
+def _format_argument(args: list[str]) -> str | None:
+    for arg in args[1:]:
+        if arg.lower() in _FORMAT_NAMES:
+            return arg.lower()
+    for before, after in zip(args, args[1:], strict=False):
+        if after.startswith("[") and "=" in after and not before.startswith(("[", "`")):
+            return before.lower()
+    return None
+
+
+def _data_source_output(args: list[str]) -> DatasetFacts | None:
+    options: dict[str, str] = {}
+    for arg in args:
+        if arg.startswith("[") and "=" in arg:
+            for pair in planinfo.split_top(arg[1:-1]):
+                key, _, value = pair.partition("=")
+                options[key.strip().lower()] = value.strip()
+    url, table = options.get("url", ""), options.get("dbtable", "")
+    if url.startswith("jdbc:") and table:  # Spark redacts the URL unless told not to
+        return DatasetFacts(from_jdbc(url, table))
+    if options.get("path"):
+        return DatasetFacts(from_location(options["path"]))
+    return None
+
+
+def _local(location: str) -> str | None:
+    dataset = from_location(location) if location else None
+    return dataset.name if dataset is not None and dataset.namespace == "file" else None
+
+
+def _complete_table_writes(root: ActionFacts | None, nested: list[ActionFacts]) -> None:
+    """A CREATE ... AS SELECT execution names its table; its nested insert knows where the table
+    lives, what it read and its column lineage: give the table those."""
+    if root is None or not root.outputs or root.outputs[0].table is None:
+        return
+    output = root.outputs[0]
+    if output.table is None or output.table.location:
+        return
+    writer = next((f for f in nested if f.writes and f.outputs[0].local_path is not None or f.writes), None)
+    if writer is None:
+        return
+    written = writer.outputs[0]
+    location = written.table.location if written.table else None
+    location = location or (f"file:{written.local_path}" if written.local_path else None)
+    if location is None:
+        return
+    output.table.location = location
+    output.table.provider = written.file_format
+    output.table.warehouse = location.rstrip("/").rsplit("/", 1)[0]
+    output.id = from_table(location, output.table.table)
+    written.id = output.id
+    output.file_format, output.local_path = written.file_format, written.local_path
+    output.source_uri = output.id.namespace
+    output.lineage, output.schema = written.lineage, written.schema
+    root.inputs = root.inputs or writer.inputs
+    root.error = root.error or writer.error
+
+
+def _output_schema(root: Any, output: DatasetFacts, inputs: dict[str, DatasetFacts]) -> list[dict[str, Any]]:
+    """The written columns by name; a type where the column is a read column as it is."""
+    from plumbline.spark.lineage import output_names
+
+    names = output_names(root) or list(output.lineage.columns) if output.lineage else output_names(root) or []
+    types = {
+        key: {f["name"]: f.get("type") for f in d.schema} for key, d in inputs.items()
+    }
+    fields: list[dict[str, Any]] = []
+    for name in names:
+        entry: dict[str, Any] = {"name": name}
+        deps = output.lineage.columns.get(name, {}) if output.lineage else {}
+        if len(deps) == 1:
+            (key, column), kinds = next(iter(deps.items()))
+            if kinds == {(DIRECT, IDENTITY)} and types.get(key, {}).get(column) is not None:
+                entry["type"] = types[key][column]
+        fields.append(entry)
+    return fields

@@ -1,0 +1,228 @@
+"""Spark's event-log codecs, decompressed as streams (a block at a time, never a whole file).
+
+Spark compresses event logs with its own stream formats, named by the file's extension:
+
+- `lz4`: lz4-java's `LZ4BlockOutputStream` — blocks of `LZ4Block`, a token, compressed and
+  original lengths and a checksum (little-endian), then a raw LZ4 block (or the bytes as they are);
+- `lzf`: Ning's `LZFOutputStream` — chunks of `ZV`, a type, lengths (big-endian), LZF data;
+- `snappy`: xerial's `SnappyOutputStream` — a 16-byte header, then chunks of a big-endian length and
+  a raw Snappy block;
+- `zstd`: standard Zstandard frames (the `zstandard` library's streaming reader).
+
+LZ4 and Snappy blocks are decoded by `cramjam`, Zstandard by `zstandard` (the `eventlogs` extra);
+LZF by the small decoder here. Each reader is an `io.RawIOBase`, so `io.BufferedReader` gives lines.
+"""
+
+from __future__ import annotations
+
+import io
+import struct
+from collections.abc import Callable
+from typing import IO, Any
+
+from plumbline.eventlogs.errors import EventLogError
+
+CODECS = ("lz4", "lzf", "snappy", "zstd")
+_NEEDS = {"lz4": "cramjam", "snappy": "cramjam", "zstd": "zstandard"}
+
+
+class TruncatedError(EventLogError):
+    """The compressed stream ends inside a block (the file was cut short or is still written)."""
+
+
+class _BlockReader(io.RawIOBase):
+    """A raw stream over `next_block()`, which returns decompressed bytes or b"" at the end."""
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        self._raw = raw
+        self._pending = memoryview(b"")
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        while not self._pending:
+            block = self.next_block()
+            if not block:
+                return 0
+            self._pending = memoryview(block)
+        size = min(len(buffer), len(self._pending))
+        buffer[:size] = self._pending[:size]
+        self._pending = self._pending[size:]
+        return size
+
+    def next_block(self) -> bytes:
+        raise NotImplementedError
+
+    def _exactly(self, size: int, what: str) -> bytes:
+        data = self._raw.read(size)
+        if len(data) != size:
+            raise TruncatedError(f"the file ends inside a {what}")
+        return bytes(data)
+
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
+
+
+class Lz4BlockReader(_BlockReader):
+    """lz4-java's LZ4BlockOutputStream framing."""
+
+    MAGIC = b"LZ4Block"
+    _HEADER = struct.Struct("<Biii")  # token, compressed length, original length, checksum
+
+    def next_block(self) -> bytes:
+        import cramjam
+
+        while True:
+            magic = self._raw.read(len(self.MAGIC))
+            if not magic:
+                return b""
+            if magic != self.MAGIC:
+                if len(magic) < len(self.MAGIC) and self.MAGIC.startswith(magic):
+                    raise TruncatedError("the file ends inside an LZ4 block header")
+                raise EventLogError("not an LZ4 block stream (bad block magic)")
+            token, compressed, original, _ = self._HEADER.unpack(
+                self._exactly(self._HEADER.size, "LZ4 block header")
+            )
+            if original == 0:  # the end mark of one stream (streams may be concatenated)
+                continue
+            data = self._exactly(compressed, "LZ4 block")
+            if token & 0xF0 == 0x10:  # stored as is
+                return data
+            return bytes(cramjam.lz4.decompress_block(data, output_len=original))
+
+
+class SnappyStreamReader(_BlockReader):
+    """xerial snappy-java's SnappyOutputStream framing."""
+
+    MAGIC = b"\x82SNAPPY\x00"
+    _HEADER_SIZE = 16  # magic, version, compatible version
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        super().__init__(raw)
+        self._started = False
+
+    def next_block(self) -> bytes:
+        import cramjam
+
+        while True:
+            head = self._raw.read(4)
+            if not head:
+                if not self._started:
+                    raise EventLogError("an empty Snappy stream (no header)")
+                return b""
+            if head == self.MAGIC[:4]:  # a stream's header (first, or a concatenated stream)
+                rest = self._exactly(self._HEADER_SIZE - 4, "Snappy stream header")
+                if rest[:4] != self.MAGIC[4:]:
+                    raise EventLogError("not a Snappy stream (bad header)")
+                self._started = True
+                continue
+            if not self._started:
+                raise EventLogError("not a Snappy stream (bad header)")
+            if len(head) < 4:
+                raise TruncatedError("the file ends inside a Snappy chunk length")
+            (length,) = struct.unpack(">i", head)
+            if length < 0:
+                raise EventLogError("a Snappy chunk of negative length")
+            data = self._exactly(length, "Snappy chunk")
+            return bytes(cramjam.snappy.decompress_raw(data))
+
+
+class LzfChunkReader(_BlockReader):
+    """Ning compress's LZFOutputStream framing (`ZV`, type 0 stored or 1 compressed)."""
+
+    def next_block(self) -> bytes:
+        head = self._raw.read(5)
+        if not head:
+            return b""
+        if len(head) < 5:
+            raise TruncatedError("the file ends inside an LZF chunk header")
+        if head[:2] != b"ZV":
+            raise EventLogError("not an LZF stream (bad chunk signature)")
+        kind, length = head[2], struct.unpack(">H", head[3:5])[0]
+        if kind == 0:
+            return self._exactly(length, "LZF chunk")
+        if kind != 1:
+            raise EventLogError(f"an LZF chunk of unknown type {kind}")
+        (original,) = struct.unpack(">H", self._exactly(2, "LZF chunk header"))
+        return lzf_decompress(self._exactly(length, "LZF chunk"), original)
+
+
+def lzf_decompress(data: bytes, original: int) -> bytes:
+    """Decode one LZF block (liblzf's format: literal runs and back references)."""
+    out = bytearray()
+    position, end = 0, len(data)
+    try:
+        while position < end:
+            control = data[position]
+            position += 1
+            if control < 32:  # a run of control + 1 literal bytes
+                out += data[position : position + control + 1]
+                position += control + 1
+                continue
+            length = control >> 5
+            if length == 7:
+                length += data[position]
+                position += 1
+            back = ((control & 0x1F) << 8) + data[position] + 1
+            position += 1
+            length += 2
+            start = len(out) - back
+            if start < 0:
+                raise EventLogError("a corrupt LZF block (reference before its start)")
+            if back >= length:
+                out += out[start : start + length]
+            else:  # an overlapping copy repeats the last `back` bytes
+                for index in range(length):
+                    out.append(out[start + index])
+    except IndexError:
+        raise EventLogError("a corrupt LZF block (ends inside a token)") from None
+    if len(out) != original:
+        raise EventLogError(f"a corrupt LZF block ({len(out)} bytes, expected {original})")
+    return bytes(out)
+
+
+def _zstd(raw: IO[bytes]) -> IO[bytes]:
+    import zstandard
+
+    reader: IO[bytes] = zstandard.ZstdDecompressor().stream_reader(
+        raw, read_across_frames=True, closefd=True
+    )
+    return reader
+
+
+_READERS: dict[str, Callable[[IO[bytes]], IO[bytes]]] = {
+    "lz4": Lz4BlockReader,
+    "lzf": LzfChunkReader,
+    "snappy": SnappyStreamReader,
+    "zstd": _zstd,
+}
+
+
+def codec_of(name: str) -> str | None:
+    """The codec a log file's name says (Spark's rule: the extension after `.inprogress` is
+    removed), None for an uncompressed log; raises EventLogError for an unknown codec."""
+    name = name.removesuffix(".inprogress")
+    stem, dot, extension = name.rpartition(".")
+    if not dot or not stem:
+        return None
+    if extension not in CODECS:
+        raise EventLogError(f"unknown event log codec {extension!r} (known: {', '.join(CODECS)})")
+    return extension
+
+
+def decompressed(raw: IO[bytes], codec: str | None, buffer_size: int = 1 << 16) -> IO[bytes]:
+    """A buffered stream of `raw`'s decompressed bytes (closing it closes `raw`)."""
+    if codec is None:
+        return raw
+    needs = _NEEDS.get(codec)
+    if needs is not None:
+        try:
+            __import__(needs)
+        except ImportError:
+            raise EventLogError(
+                f"reading {codec} event logs needs the {needs} package "
+                "(pip install 'plumbline[eventlogs]')"
+            ) from None
+    return io.BufferedReader(_READERS[codec](raw), buffer_size)  # type: ignore[arg-type]

@@ -1,0 +1,285 @@
+"""An event log's `sparkPlanInfo` (a physical plan) as `plan.Node` trees the lineage walker reads.
+
+The log keeps each physical operator as `nodeName`, `simpleString`, `metadata`, `metrics` and
+`children`; expressions only as strings (parsed by `expressions`). Each operator the walker needs
+becomes the logical node of the same meaning (`Project`, `Filter`, `Aggregate`, `Join`, `Sort`,
+`Window`, `Union`, a relation leaf with its `output`), the write at the top becomes a node named
+after its command (`InsertIntoHadoopFsRelationCommand`...) with `outputColumnNames`; operators that
+do not change columns (exchanges, code generation, adaptive stages, `WriteFiles`) keep only their
+children, which the walker passes through. A physical aggregate's string leaves out which output
+attribute holds which function's result: that is read from the formatted plan description
+(`Aggregate Attributes`, `Results`), matched by its keys and functions.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from plumbline.eventlogs.expressions import attribute, parse, parse_list, split_top
+from plumbline.spark.lineage import TRUNCATED
+from plumbline.spark.plan import Node
+
+_WRITE_PREFIX = "Execute "
+_V2_WRITE_EXECS = ("AppendData", "OverwriteByExpression", "OverwritePartitionsDynamic")
+_AGGREGATES = frozenset({"HashAggregate", "SortAggregate", "ObjectHashAggregate"})
+_JOINS = frozenset(
+    {"SortMergeJoin", "BroadcastHashJoin", "ShuffledHashJoin", "BroadcastNestedLoopJoin"}
+)
+_JOIN_TYPES = re.compile(r"^(Inner|Cross|LeftOuter|RightOuter|FullOuter|LeftSemi|LeftAnti|"
+                         r"ExistenceJoin\(.*\))$")
+_SECTION = re.compile(r"^\((\d+)\) (.+?)(?: \[codegen id : \d+\])?$")
+_DESCRIPTION_CUT = re.compile(r"\.\.\. \d+ more (fields|characters)|Truncated plan of \d+")
+_FORMATS = {"parquet", "json", "csv", "orc", "text", "avro", "delta", "iceberg", "hive"}
+MODES = frozenset({"Overwrite", "Append", "ErrorIfExists", "Ignore"})
+
+
+@dataclass
+class Scan:
+    """What one scan operator reads: locations, format, read schema, table, metric ids."""
+
+    locations: list[str]
+    file_format: str | None
+    schema: list[dict[str, Any]]
+    table: tuple[str | None, str] | None
+    metrics: dict[str, int]  # metric name -> accumulator id
+    truncated: bool = False  # the location list was cut short
+
+
+@dataclass
+class Write:
+    """The write command at the top of a plan, from its string."""
+
+    command: str
+    arguments: list[str]
+    metrics: dict[str, int]
+
+
+@dataclass
+class ConvertedPlan:
+    """A plan as nodes: the root (a write command node, if the plan writes), its scans, and how
+    much of it the log had cut short."""
+
+    root: Node
+    write: Write | None
+    scans: dict[int, Scan] = field(default_factory=dict)  # by id() of the relation leaf node
+    truncated_nodes: int = 0
+
+
+def sections(description: str) -> list[tuple[str, dict[str, str]]]:
+    """The formatted plan description's operator sections: (operator name, {key: value})."""
+    found: list[tuple[str, dict[str, str]]] = []
+    current: dict[str, str] | None = None
+    for line in description.splitlines():
+        header = _SECTION.match(line)
+        if header is not None:
+            current = {}
+            found.append((header.group(2).strip(), current))
+            continue
+        if current is not None and ": " in line:
+            key, _, value = line.partition(": ")
+            current[re.sub(r" \[\d+\]$", "", key.strip())] = value.strip()
+        elif not line.strip():
+            current = None
+    return found
+
+
+def description_truncated(description: str) -> bool:
+    """Whether Spark cut the plan description short (long plans, many fields)."""
+    return bool(_DESCRIPTION_CUT.search(description))
+
+
+def walk_info(info: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """A sparkPlanInfo node and its descendants, pre-order."""
+    yield info
+    for child in info.get("children") or []:
+        yield from walk_info(child)
+
+
+def metric_ids(info: dict[str, Any]) -> dict[str, int]:
+    """A node's SQL metrics: display name -> accumulator id."""
+    return {
+        str(m.get("name")): int(m["accumulatorId"])
+        for m in info.get("metrics") or []
+        if "accumulatorId" in m
+    }
+
+
+class _Converter:
+    def __init__(self, description: str) -> None:
+        self.aggregates: dict[tuple[str, str], dict[str, str]] = {}
+        for name, values in sections(description):
+            if name in _AGGREGATES and "Keys" in values and "Functions" in values:
+                self.aggregates[(values["Keys"], values["Functions"])] = values
+        self.scans: dict[int, Scan] = {}
+        self.truncated = 0
+
+    def convert(self, info: dict[str, Any]) -> Node:
+        children = [self.convert(child) for child in info.get("children") or []]
+        name = str(info.get("nodeName", "")).strip()
+        text = str(info.get("simpleString", ""))
+        if TRUNCATED.search(text.split(", ", 1)[0]) or "more fields" in text:
+            self.truncated += 1
+        body = text[len(name) :].strip() if text.startswith(name) else text
+        if name.startswith(_WRITE_PREFIX):
+            command = name[len(_WRITE_PREFIX) :].strip()
+            args = split_top(body)
+            node = Node(command, {"arguments": args}, children)
+            if args and args[-1].startswith("[") and "=" not in args[-1]:
+                node.fields["outputColumnNames"] = args[-1]
+            return node
+        if name == "LocalTableScan" or name.startswith("Scan ExistingRDD") or name == "Scan OneRowRelation":
+            return Node("LocalRelation", {"output": _bracketed_attributes(text)}, [])
+        if name.startswith(("Scan ", "BatchScan ")) or text.startswith("FileScan "):
+            return self._scan(info, text)
+        if name == "Project":
+            return Node("Project", {"projectList": parse_list(body)}, children)
+        if name == "Filter":
+            return Node("Filter", {"condition": parse(body)}, children)
+        if name in _AGGREGATES:
+            return self._aggregate(body, children)
+        if name in _JOINS or name == "CartesianProduct":
+            return self._join(body, children)
+        if name in ("Sort", "TakeOrderedAndProject"):
+            args = split_top(body)
+            return Node("Sort", {"order": parse_list(args[0]) if args else []}, children)
+        if name == "Window":
+            args = split_top(body)
+            return Node("Window", {"windowExpressions": parse_list(args[0]) if args else []}, children)
+        if name == "Union":
+            return Node("Union", {}, children)
+        return Node(name or "Unknown", {}, children)
+
+    def _scan(self, info: dict[str, Any], text: str) -> Node:
+        meta = {str(k): str(v) for k, v in (info.get("metadata") or {}).items()}
+        head = text.split("[", 1)[0].split()
+        table = _table_name(head[2]) if len(head) > 2 else None
+        location = meta.get("Location", "")
+        paths_text = location[location.find("[") + 1 : location.rfind("]")] if "[" in location else ""
+        paths = [p.strip() for p in paths_text.split(",") if p.strip() and p.strip() != "..."]
+        scan = Scan(
+            locations=paths,
+            file_format=(meta.get("Format") or (head[1] if len(head) > 1 else "")).lower() or None,
+            schema=struct_fields(meta.get("ReadSchema", "")),
+            table=table,
+            metrics=metric_ids(info),
+            truncated="..." in paths_text,
+        )
+        node = Node("LogicalRelation", {"output": _bracketed_attributes(text)}, [])
+        self.scans[id(node)] = scan
+        return node
+
+    def _aggregate(self, body: str, children: list[Node]) -> Node:
+        match = re.match(r"^\(keys=(\[.*?\]), functions=(\[.*\])(?:, output=(\[.*\]))?\)$", body, re.S)
+        if match is None:
+            return Node("Aggregate", {}, children)
+        keys, functions = match.group(1), match.group(2)
+        grouping = parse_list(keys)
+        calls = parse_list(functions)
+        details = self.aggregates.get((keys, functions))
+        if details is None or "Results" not in details:
+            # unknown result attributes: the keys, then one column per function
+            aliases = [Node("Alias", {"name": f"_{i}"}, [c]) for i, c in enumerate(calls)]
+            fields = {"groupingExpressions": grouping, "aggregateExpressions": grouping + aliases}
+            return Node("Aggregate", fields, children)
+        results = parse_list(details["Results"])
+        holders = parse_list(details.get("Aggregate Attributes", "[]"))
+        computed = [
+            Node("Alias", dict(holder.fields), [call])
+            for holder, call in zip(holders, calls, strict=False)
+            if holder.expr_id() is not None
+        ]
+        inner = Node("Aggregate", {"groupingExpressions": grouping, "aggregateExpressions": computed}, children)
+        return Node("Project", {"projectList": results}, [inner])
+
+    def _join(self, body: str, children: list[Node]) -> Node:
+        args = split_top(body)
+        join_type = next((a for a in args if _JOIN_TYPES.match(a)), "Inner")
+        conditions = [parse(a) for a in args if "#" in a]
+        fields: dict[str, Any] = {"joinType": join_type}
+        if conditions:
+            fields["condition"] = Node("Operator", {"text": "join"}, conditions)
+        return Node("Join", fields, children)
+
+
+def _bracketed_attributes(text: str) -> list[Node]:
+    start = text.find("[")
+    if start < 0:
+        return []
+    depth = 0
+    for index in range(start, len(text)):
+        depth += {"[": 1, "]": -1}.get(text[index], 0)
+        if depth == 0:
+            return [n for n in parse_list(text[start : index + 1]) if n.name == "AttributeReference"]
+    return []
+
+
+def _table_name(text: str) -> tuple[str | None, str] | None:
+    parts = [p.strip("`") for p in text.split(".") if p]
+    if not parts or not parts[-1]:
+        return None
+    return (parts[-2] if len(parts) > 1 else None, parts[-1])
+
+
+def table_argument(text: str) -> tuple[str | None, str] | None:
+    """A quoted table identifier argument (`` `spark_catalog`.`db`.`t` ``) as (database, table)."""
+    if not re.fullmatch(r"`[^`]+`(\.`[^`]+`)*", text.strip()):
+        return None
+    return _table_name(text.strip())
+
+
+_SIMPLE_TYPES = {"int": "integer", "bigint": "long", "smallint": "short", "tinyint": "byte"}
+
+
+def struct_fields(text: str) -> list[dict[str, Any]]:
+    """`struct<id:int,name:string>` (a ReadSchema) as schema fields with JSON type names."""
+    text = text.strip()
+    if not (text.startswith("struct<") and text.endswith(">")):
+        return []
+    fields = []
+    for part in split_top(text[len("struct<") : -1]):
+        name, _, kind = part.partition(":")
+        if not name or not kind:
+            continue
+        fields.append({"name": name.strip("`"), "type": _json_type(kind)})
+    return fields
+
+
+def _json_type(kind: str) -> Any:
+    if kind.startswith("struct<"):
+        return {"type": "struct", "fields": struct_fields(kind)}
+    return _SIMPLE_TYPES.get(kind, kind)
+
+
+def convert(info: dict[str, Any], description: str) -> ConvertedPlan:
+    """A sparkPlanInfo tree as nodes; the write command found at the top (under adaptive plans,
+    result stages and other single-child wrappers), if any."""
+    converter = _Converter(description)
+    root = converter.convert(info)
+    write: Write | None = None
+    node, raw = root, info
+    while True:
+        name = str(raw.get("nodeName", "")).strip()
+        if name.startswith(_WRITE_PREFIX) or name.startswith(_V2_WRITE_EXECS):
+            command = name[len(_WRITE_PREFIX) :] if name.startswith(_WRITE_PREFIX) else name
+            write = Write(command.strip(), list(node.fields.get("arguments") or []), metric_ids(raw))
+            break
+        kids = raw.get("children") or []
+        if len(kids) != 1 or len(node.children) != 1:
+            break
+        node, raw = node.children[0], kids[0]
+    truncated = converter.truncated + (1 if description_truncated(description) else 0)
+    return ConvertedPlan(node if write is not None else root, write, converter.scans, truncated)
+
+
+def argument_after(description: str, command: str) -> list[str]:
+    """The `Arguments:` of the formatted description's section named `command` (CTAS's table)."""
+    for name, values in sections(description):
+        if name == command and "Arguments" in values:
+            return split_top(values["Arguments"])
+    return []
+
+
+__all__ = ["MODES", "ConvertedPlan", "Scan", "Write", "attribute", "convert", "struct_fields"]
