@@ -21,6 +21,7 @@ _COMMANDS: dict[str, str] = {
     "run": "plumbline.cli.run:run",
     "connect-server": "plumbline.cli.connect_server:connect_server",
     "replay": "plumbline.cli.replay:replay",
+    "extract-eventlogs": "plumbline.cli.extract_eventlogs:extract_eventlogs",
     "token": "plumbline.cli.token:token",
     "impact": "plumbline.cli.impact:impact",
     "rerun-plan": "plumbline.cli.rerun_plan:rerun_plan",

@@ -1,0 +1,95 @@
+"""`plumbline extract-eventlogs PATH…`: lineage from Spark event logs, extracted on Spark."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from plumbline.openlineage.urls import redact_url
+
+_MAX_PATHS = 10_000
+_SHOW_AT_MOST = 50
+
+
+@click.command("extract-eventlogs")
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--master", default=None, help="Spark master URL (default: local[*], or spark-submit's).")
+@click.option("--url", default=None, help="Post the events to this server (base URL or endpoint).")
+@click.option("--api-key", envvar="PLUMBLINE_API_KEY", show_envvar=True, help="Sent as 'Authorization: Bearer KEY' with --url.")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Write the events as JSON Lines files under this folder, one per log (instead of --url).",
+)
+@click.option("--namespace", default=None, help="Job namespace (default: spark.plumbline.namespace in the log, else 'default').")
+@click.option("--batch-size", type=click.IntRange(1, 10_000), default=100, show_default=True, help="Events per request with --url.")
+def extract_eventlogs(
+    paths: tuple[str, ...],
+    master: str | None,
+    url: str | None,
+    api_key: str | None,
+    out: Path | None,
+    namespace: str | None,
+    batch_size: int,
+) -> None:
+    """Extract lineage from Spark event logs: files, rolling eventlog_v2_* folders, or folders of them.
+
+    Each SQL execution that wrote a dataset becomes OpenLineage START and COMPLETE (or FAIL)
+    events, with the run id and job name live capture gives it. Logs of applications still running
+    are skipped. A log that cannot be read is reported with its reason; the exit code is 1 then.
+    """
+    if (url is None) == (out is None):
+        raise click.UsageError("give one of --url SERVER or --out DIR")
+    if len(paths) > _MAX_PATHS:
+        raise click.UsageError(f"at most {_MAX_PATHS} paths (give their folder instead)")
+    if url is not None:
+        from plumbline.transports import TransportConfig, TransportConfigError
+
+        try:
+            TransportConfig(type="http", url=url, api_key=api_key)
+        except TransportConfigError as exc:
+            raise click.BadParameter(str(exc), param_hint="--url") from None
+    if namespace is not None and not namespace.strip():
+        raise click.BadParameter("must not be empty", param_hint="--namespace")
+    from plumbline.eventlogs.job import run_extraction
+    from plumbline.eventlogs.task import Target
+
+    target = Target(
+        url=url,
+        api_key=api_key,
+        out=str(out.resolve()) if out is not None else None,
+        namespace=namespace,
+        batch_size=batch_size,
+    )
+    console = Console(highlight=False, soft_wrap=True)
+    where = redact_url(url) if url is not None else str(out)
+    console.print(f"Extracting lineage from {len(paths)} path(s) to {where}", markup=False)
+    report = run_extraction(list(paths), target, master=master)
+    for result in [r for r in report.results if r.status != "ok"][:_SHOW_AT_MOST]:
+        console.print(f"{result.status}: {result.path}: {result.reason}", markup=False)
+    seconds = max(report.seconds, 1e-9)
+    done = [r for r in report.results if r.status == "ok"]
+    table = Table(show_header=True, header_style="bold")
+    for column in ("logs ok", "failed", "skipped", "executions", "events sent", "MB read", "seconds"):
+        table.add_column(column, justify="right")
+    table.add_row(
+        str(len(done)),
+        str(len(report.failed)),
+        str(sum(r.status == "skipped" for r in report.results)),
+        str(report.total("executions")),
+        str(report.total("sent")),
+        f"{report.total('bytes') / 1e6:.2f}",
+        f"{report.seconds:.1f}",
+    )
+    console.print(table)
+    console.print(
+        f"{len(done) / seconds:.2f} logs/s, {report.total('executions') / seconds:.1f} executions/s, "
+        f"{report.total('bytes') / 1e6 / seconds:.2f} MB/s",
+        markup=False,
+    )
+    if report.failed:
+        click.get_current_context().exit(1)
