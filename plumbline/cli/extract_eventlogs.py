@@ -16,17 +16,34 @@ _SHOW_AT_MOST = 50
 
 @click.command("extract-eventlogs")
 @click.argument("paths", nargs=-1, required=True)
-@click.option("--master", default=None, help="Spark master URL (default: local[*], or spark-submit's).")
+@click.option(
+    "--master", default=None, help="Spark master URL (default: local[*], or spark-submit's)."
+)
 @click.option("--url", default=None, help="Post the events to this server (base URL or endpoint).")
-@click.option("--api-key", envvar="PLUMBLINE_API_KEY", show_envvar=True, help="Sent as 'Authorization: Bearer KEY' with --url.")
+@click.option(
+    "--api-key",
+    envvar="PLUMBLINE_API_KEY",
+    show_envvar=True,
+    help="Sent as 'Authorization: Bearer KEY' with --url.",
+)
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
     help="Write the events as JSON Lines files under this folder, one per log (instead of --url).",
 )
-@click.option("--namespace", default=None, help="Job namespace (default: spark.plumbline.namespace in the log, else 'default').")
-@click.option("--batch-size", type=click.IntRange(1, 10_000), default=100, show_default=True, help="Events per request with --url.")
+@click.option(
+    "--namespace",
+    default=None,
+    help="Job namespace (default: spark.plumbline.namespace in the log, else 'default').",
+)
+@click.option(
+    "--batch-size",
+    type=click.IntRange(1, 10_000),
+    default=100,
+    show_default=True,
+    help="Events per request with --url.",
+)
 def extract_eventlogs(
     paths: tuple[str, ...],
     master: str | None,
@@ -74,7 +91,15 @@ def extract_eventlogs(
     seconds = max(report.seconds, 1e-9)
     done = [r for r in report.results if r.status == "ok"]
     table = Table(show_header=True, header_style="bold")
-    for column in ("logs ok", "failed", "skipped", "executions", "events sent", "MB read", "seconds"):
+    for column in (
+        "logs ok",
+        "failed",
+        "skipped",
+        "executions",
+        "events sent",
+        "MB read",
+        "seconds",
+    ):
         table.add_column(column, justify="right")
     table.add_row(
         str(len(done)),

@@ -17,6 +17,7 @@ from typing import Any
 
 from plumbline.eventlogs import planinfo
 from plumbline.eventlogs.errors import EventLogError
+from plumbline.eventlogs.expressions import split_top
 from plumbline.eventlogs.planinfo import MODES, ConvertedPlan, Scan
 from plumbline.openlineage.schema_urls import EXTRACTION_FACET_SCHEMA_URL
 from plumbline.spark import events
@@ -101,7 +102,9 @@ class ApplicationLog:
         if kind == "SparkListenerLogStart":
             self.spark_version = str(event.get("Spark Version", ""))
             if not self.spark_version.startswith(KNOWN_SPARK_LINES):
-                raise EventLogError(f"a log of Spark {self.spark_version or '?'}, which plumbline does not know")
+                raise EventLogError(
+                    f"a log of Spark {self.spark_version or '?'}, which plumbline does not know"
+                )
         elif kind == "SparkListenerEnvironmentUpdate":
             self._environment(event)
         elif kind == "SparkListenerApplicationStart":
@@ -114,7 +117,11 @@ class ApplicationLog:
         elif kind == "SparkListenerTaskEnd":
             self._task_end(event)
         elif kind.startswith(_CATALOG) and kind[len(_CATALOG) :] in _CATALOG_EVENTS:
-            change = (kind[len(_CATALOG) :], str(event.get("database", "")).lower(), str(event.get("name", "")).lower())
+            change = (
+                kind[len(_CATALOG) :],
+                str(event.get("database", "")).lower(),
+                str(event.get("name", "")).lower(),
+            )
             for execution in self._running.values():
                 execution.catalog.add(change)
         return []
@@ -133,7 +140,9 @@ class ApplicationLog:
         warehouse = conf.get("spark.sql.warehouse.dir")
         if warehouse:
             warehouse = warehouse.rstrip("/")
-            self._warehouse = warehouse if ":" in warehouse.split("/", 1)[0] else f"file:{warehouse}"
+            self._warehouse = (
+                warehouse if ":" in warehouse.split("/", 1)[0] else f"file:{warehouse}"
+            )
 
     def _application_start(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         self.app_id = str(event.get("App ID") or "")
@@ -168,10 +177,10 @@ class ApplicationLog:
             self._own(execution)
             self._actions.setdefault(root_id, _Action(execution.start_ms))
         elif kind == "SparkListenerSQLAdaptiveExecutionUpdate":
-            execution = self._running.get(int(event["executionId"]))
-            if execution is not None:
-                execution.plan, execution.description = self._plan(event)
-                self._own(execution)
+            updated = self._running.get(int(event["executionId"]))
+            if updated is not None:
+                updated.plan, updated.description = self._plan(event)
+                self._own(updated)
         elif kind == "SparkListenerDriverAccumUpdates":
             for pair in event.get("accumUpdates") or []:
                 self._add_metric(int(pair[0]), int(pair[1]))
@@ -288,7 +297,9 @@ class ApplicationLog:
             location = args[0]
             file_format = _format_argument(args)
             facts = DatasetFacts(from_location(location), file_format=file_format)
-            table = next((planinfo.table_argument(a) for a in args if planinfo.table_argument(a)), None)
+            table = next(
+                (planinfo.table_argument(a) for a in args if planinfo.table_argument(a)), None
+            )
             if table is not None:
                 facts.table = TableInfo(table[0], table[1], location, file_format)
                 facts.table.warehouse = self._warehouse_of(location)
@@ -299,7 +310,9 @@ class ApplicationLog:
             if table is None:
                 return None
             mode = next((a for a in described if a in MODES), None)
-            facts = DatasetFacts(DatasetId("file", table[1]), table=TableInfo(table[0], table[1], None))
+            facts = DatasetFacts(
+                DatasetId("file", table[1]), table=TableInfo(table[0], table[1], None)
+            )
             if mode != "Overwrite":
                 change = ("CreateTableEvent", (table[0] or "default").lower(), table[1].lower())
                 mode = "Create" if change in execution.catalog else None
@@ -334,8 +347,15 @@ class ApplicationLog:
         job_facets = events.action_job_facets(facts)
         inputs, outputs = events.datasets(facts, with_stats=False)
         start = events.run_event(
-            "START", action.start_ms, run_id, self.namespace, job,
-            run_facets=run_facets, job_facets=job_facets, inputs=inputs, outputs=outputs,
+            "START",
+            action.start_ms,
+            run_id,
+            self.namespace,
+            job,
+            run_facets=run_facets,
+            job_facets=job_facets,
+            inputs=inputs,
+            outputs=outputs,
         )
         versions = {}
         if facts.error is None:
@@ -347,8 +367,15 @@ class ApplicationLog:
         if facts.error is not None:
             end_facets["errorMessage"] = events.error_message(*facts.error)
         end = events.run_event(
-            "FAIL" if facts.error is not None else "COMPLETE", end_ms, run_id, self.namespace, job,
-            run_facets=end_facets, job_facets=job_facets, inputs=inputs, outputs=outputs,
+            "FAIL" if facts.error is not None else "COMPLETE",
+            end_ms,
+            run_id,
+            self.namespace,
+            job,
+            run_facets=end_facets,
+            job_facets=job_facets,
+            inputs=inputs,
+            outputs=outputs,
         )
         return [start, end]
 
@@ -380,7 +407,7 @@ def _data_source_output(args: list[str]) -> DatasetFacts | None:
     options: dict[str, str] = {}
     for arg in args:
         if arg.startswith("[") and "=" in arg:
-            for pair in planinfo.split_top(arg[1:-1]):
+            for pair in split_top(arg[1:-1]):
                 key, _, value = pair.partition("=")
                 options[key.strip().lower()] = value.strip()
     url, table = options.get("url", ""), options.get("dbtable", "")
@@ -404,7 +431,9 @@ def _complete_table_writes(root: ActionFacts | None, nested: list[ActionFacts]) 
     output = root.outputs[0]
     if output.table is None or output.table.location:
         return
-    writer = next((f for f in nested if f.writes and f.outputs[0].local_path is not None or f.writes), None)
+    writer = next(
+        (f for f in nested if f.writes and f.outputs[0].local_path is not None or f.writes), None
+    )
     if writer is None:
         return
     written = writer.outputs[0]
@@ -424,14 +453,18 @@ def _complete_table_writes(root: ActionFacts | None, nested: list[ActionFacts]) 
     root.error = root.error or writer.error
 
 
-def _output_schema(root: Any, output: DatasetFacts, inputs: dict[str, DatasetFacts]) -> list[dict[str, Any]]:
+def _output_schema(
+    root: Any, output: DatasetFacts, inputs: dict[str, DatasetFacts]
+) -> list[dict[str, Any]]:
     """The written columns by name; a type where the column is a read column as it is."""
     from plumbline.spark.lineage import output_names
 
-    names = output_names(root) or list(output.lineage.columns) if output.lineage else output_names(root) or []
-    types = {
-        key: {f["name"]: f.get("type") for f in d.schema} for key, d in inputs.items()
-    }
+    names = (
+        output_names(root) or list(output.lineage.columns)
+        if output.lineage
+        else output_names(root) or []
+    )
+    types = {key: {f["name"]: f.get("type") for f in d.schema} for key, d in inputs.items()}
     fields: list[dict[str, Any]] = []
     for name in names:
         entry: dict[str, Any] = {"name": name}

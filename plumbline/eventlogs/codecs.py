@@ -18,7 +18,7 @@ from __future__ import annotations
 import io
 import struct
 from collections.abc import Callable
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from plumbline.eventlogs.errors import EventLogError
 
@@ -81,7 +81,7 @@ class Lz4BlockReader(_BlockReader):
             if magic != self.MAGIC:
                 if len(magic) < len(self.MAGIC) and self.MAGIC.startswith(magic):
                     raise TruncatedError("the file ends inside an LZ4 block header")
-                raise EventLogError("not an LZ4 block stream (bad block magic)")
+                raise EventLogError("corrupt: not an LZ4 block stream (bad block magic)")
             token, compressed, original, _ = self._HEADER.unpack(
                 self._exactly(self._HEADER.size, "LZ4 block header")
             )
@@ -115,16 +115,16 @@ class SnappyStreamReader(_BlockReader):
             if head == self.MAGIC[:4]:  # a stream's header (first, or a concatenated stream)
                 rest = self._exactly(self._HEADER_SIZE - 4, "Snappy stream header")
                 if rest[:4] != self.MAGIC[4:]:
-                    raise EventLogError("not a Snappy stream (bad header)")
+                    raise EventLogError("corrupt: not a Snappy stream (bad header)")
                 self._started = True
                 continue
             if not self._started:
-                raise EventLogError("not a Snappy stream (bad header)")
+                raise EventLogError("corrupt: not a Snappy stream (bad header)")
             if len(head) < 4:
                 raise TruncatedError("the file ends inside a Snappy chunk length")
             (length,) = struct.unpack(">i", head)
             if length < 0:
-                raise EventLogError("a Snappy chunk of negative length")
+                raise EventLogError("corrupt: a Snappy chunk of negative length")
             data = self._exactly(length, "Snappy chunk")
             return bytes(cramjam.snappy.decompress_raw(data))
 
@@ -139,12 +139,12 @@ class LzfChunkReader(_BlockReader):
         if len(head) < 5:
             raise TruncatedError("the file ends inside an LZF chunk header")
         if head[:2] != b"ZV":
-            raise EventLogError("not an LZF stream (bad chunk signature)")
+            raise EventLogError("corrupt: not an LZF stream (bad chunk signature)")
         kind, length = head[2], struct.unpack(">H", head[3:5])[0]
         if kind == 0:
             return self._exactly(length, "LZF chunk")
         if kind != 1:
-            raise EventLogError(f"an LZF chunk of unknown type {kind}")
+            raise EventLogError(f"corrupt: an LZF chunk of unknown type {kind}")
         (original,) = struct.unpack(">H", self._exactly(2, "LZF chunk header"))
         return lzf_decompress(self._exactly(length, "LZF chunk"), original)
 
@@ -192,7 +192,7 @@ def _zstd(raw: IO[bytes]) -> IO[bytes]:
     return reader
 
 
-_READERS: dict[str, Callable[[IO[bytes]], IO[bytes]]] = {
+_READERS: dict[str, Callable[[IO[bytes]], Any]] = {
     "lz4": Lz4BlockReader,
     "lzf": LzfChunkReader,
     "snappy": SnappyStreamReader,
@@ -225,4 +225,4 @@ def decompressed(raw: IO[bytes], codec: str | None, buffer_size: int = 1 << 16) 
                 f"reading {codec} event logs needs the {needs} package "
                 "(pip install 'plumbline[eventlogs]')"
             ) from None
-    return io.BufferedReader(_READERS[codec](raw), buffer_size)  # type: ignore[arg-type]
+    return cast(IO[bytes], io.BufferedReader(_READERS[codec](raw), buffer_size))

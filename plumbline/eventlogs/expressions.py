@@ -75,7 +75,10 @@ def parse(text: str) -> Node:
         match = _ATTRIBUTE.match(aliased[-1])
         if match is not None:
             inner = parse(" AS ".join(aliased[:-1]))
-            fields = {"name": _unquote(match["name"]), "exprId": {"id": int(match["id"]), "jvmId": ""}}
+            fields = {
+                "name": _unquote(match["name"]),
+                "exprId": {"id": int(match["id"]), "jvmId": ""},
+            }
             return Node("Alias", fields, [inner])
     if _enclosed(text, "(", ")"):
         return _parenthesised(text[1:-1])

@@ -49,7 +49,9 @@ def _filesystem(path: str) -> Any:
     try:
         import fsspec
     except ImportError:
-        raise EventLogError(f"reading {path} needs fsspec (and its package for the scheme)") from None
+        raise EventLogError(
+            f"reading {path} needs fsspec (and its package for the scheme)"
+        ) from None
     return fsspec.core.url_to_fs(path)[0]
 
 
@@ -58,8 +60,13 @@ def _listing(path: str) -> list[tuple[str, bool, int]]:
     if _is_remote(path):
         fs = _filesystem(path)
         return [
-            (str(e["name"]) if "://" in str(e["name"]) else f"{path.split('://', 1)[0]}://{e['name']}",
-             e.get("type") == "directory", int(e.get("size") or 0))
+            (
+                str(e["name"])
+                if "://" in str(e["name"])
+                else f"{path.split('://', 1)[0]}://{e['name']}",
+                e.get("type") == "directory",
+                int(e.get("size") or 0),
+            )
             for e in fs.ls(path, detail=True)
         ]
     local = _local(path)
@@ -147,17 +154,23 @@ def read_events(log: EventLog) -> Iterator[dict[str, Any]]:
                 for line in stream:
                     number += 1
                     if len(line) > MAX_EVENT_BYTES:
-                        raise EventLogError(f"{_name(path)}: line {number} is larger than {MAX_EVENT_BYTES} bytes")
+                        raise EventLogError(
+                            f"{_name(path)}: line {number} is larger than {MAX_EVENT_BYTES} bytes"
+                        )
                     if not line.strip():
                         continue
                     if not line.endswith(b"\n") and not log.in_progress:
-                        raise EventLogError(f"{_name(path)}: truncated (the last event is cut short)")
+                        raise EventLogError(
+                            f"{_name(path)}: truncated (the last event is cut short)"
+                        )
                     try:
                         event = json.loads(line)
                     except ValueError:
                         if not line.endswith(b"\n"):  # the application is still writing it
                             return
-                        raise EventLogError(f"{_name(path)}: line {number} is not a JSON event") from None
+                        raise EventLogError(
+                            f"{_name(path)}: line {number} is not a JSON event"
+                        ) from None
                     if not isinstance(event, dict):
                         raise EventLogError(f"{_name(path)}: line {number} is not a JSON event")
                     yield event
@@ -167,4 +180,6 @@ def read_events(log: EventLog) -> Iterator[dict[str, Any]]:
             except EventLogError:
                 raise
             except Exception as exc:  # a codec library's own error: a corrupt file
-                raise EventLogError(f"{_name(path)}: corrupt ({type(exc).__name__}: {exc})") from None
+                raise EventLogError(
+                    f"{_name(path)}: corrupt ({type(exc).__name__}: {exc})"
+                ) from None

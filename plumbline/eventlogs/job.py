@@ -9,7 +9,6 @@ only a small result per log. The driver never reads a log.
 from __future__ import annotations
 
 import logging
-import os
 import sys
 import time
 from dataclasses import dataclass, field
@@ -40,13 +39,14 @@ class ExtractionReport:
 
 
 def _session(master: str | None) -> Any:
+    from pyspark import SparkConf
     from pyspark.sql import SparkSession
 
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    builder = SparkSession.builder.appName(APP_NAME)
+    # the tasks run this interpreter, which has plumbline (unless spark-submit said otherwise)
+    builder = SparkSession.builder.appName(APP_NAME).config("spark.pyspark.python", sys.executable)
     if master:
         builder = builder.master(master)
-    elif "spark.master" not in os.environ.get("PYSPARK_SUBMIT_ARGS", ""):
+    elif not SparkConf().contains("spark.master"):  # spark-submit's --master, else local
         builder = builder.master("local[*]")
     spark = (
         builder.config("spark.ui.enabled", "false")
@@ -71,7 +71,9 @@ def run_extraction(
     for event_log in logs:
         if event_log.in_progress:
             reason = "the application is still running (taken next time)"
-            report.results.append(LogResult(event_log.path, "skipped", reason, bytes=event_log.size))
+            report.results.append(
+                LogResult(event_log.path, "skipped", reason, bytes=event_log.size)
+            )
         else:
             ready.append(event_log)
     if ready:

@@ -28,8 +28,10 @@ _AGGREGATES = frozenset({"HashAggregate", "SortAggregate", "ObjectHashAggregate"
 _JOINS = frozenset(
     {"SortMergeJoin", "BroadcastHashJoin", "ShuffledHashJoin", "BroadcastNestedLoopJoin"}
 )
-_JOIN_TYPES = re.compile(r"^(Inner|Cross|LeftOuter|RightOuter|FullOuter|LeftSemi|LeftAnti|"
-                         r"ExistenceJoin\(.*\))$")
+_JOIN_TYPES = re.compile(
+    r"^(Inner|Cross|LeftOuter|RightOuter|FullOuter|LeftSemi|LeftAnti|"
+    r"ExistenceJoin\(.*\))$"
+)
 _SECTION = re.compile(r"^\((\d+)\) (.+?)(?: \[codegen id : \d+\])?$")
 _DESCRIPTION_CUT = re.compile(r"\.\.\. \d+ more (fields|characters)|Truncated plan of \d+")
 _FORMATS = {"parquet", "json", "csv", "orc", "text", "avro", "delta", "iceberg", "hive"}
@@ -130,7 +132,11 @@ class _Converter:
             if args and args[-1].startswith("[") and "=" not in args[-1]:
                 node.fields["outputColumnNames"] = args[-1]
             return node
-        if name == "LocalTableScan" or name.startswith("Scan ExistingRDD") or name == "Scan OneRowRelation":
+        if (
+            name == "LocalTableScan"
+            or name.startswith("Scan ExistingRDD")
+            or name == "Scan OneRowRelation"
+        ):
             return Node("LocalRelation", {"output": _bracketed_attributes(text)}, [])
         if name.startswith(("Scan ", "BatchScan ")) or text.startswith("FileScan "):
             return self._scan(info, text)
@@ -147,7 +153,9 @@ class _Converter:
             return Node("Sort", {"order": parse_list(args[0]) if args else []}, children)
         if name == "Window":
             args = split_top(body)
-            return Node("Window", {"windowExpressions": parse_list(args[0]) if args else []}, children)
+            return Node(
+                "Window", {"windowExpressions": parse_list(args[0]) if args else []}, children
+            )
         if name == "Union":
             return Node("Union", {}, children)
         return Node(name or "Unknown", {}, children)
@@ -157,7 +165,9 @@ class _Converter:
         head = text.split("[", 1)[0].split()
         table = _table_name(head[2]) if len(head) > 2 else None
         location = meta.get("Location", "")
-        paths_text = location[location.find("[") + 1 : location.rfind("]")] if "[" in location else ""
+        paths_text = (
+            location[location.find("[") + 1 : location.rfind("]")] if "[" in location else ""
+        )
         paths = [p.strip() for p in paths_text.split(",") if p.strip() and p.strip() != "..."]
         scan = Scan(
             locations=paths,
@@ -172,7 +182,9 @@ class _Converter:
         return node
 
     def _aggregate(self, body: str, children: list[Node]) -> Node:
-        match = re.match(r"^\(keys=(\[.*?\]), functions=(\[.*\])(?:, output=(\[.*\]))?\)$", body, re.S)
+        match = re.match(
+            r"^\(keys=(\[.*?\]), functions=(\[.*\])(?:, output=(\[.*\]))?\)$", body, re.S
+        )
         if match is None:
             return Node("Aggregate", {}, children)
         keys, functions = match.group(1), match.group(2)
@@ -191,7 +203,11 @@ class _Converter:
             for holder, call in zip(holders, calls, strict=False)
             if holder.expr_id() is not None
         ]
-        inner = Node("Aggregate", {"groupingExpressions": grouping, "aggregateExpressions": computed}, children)
+        inner = Node(
+            "Aggregate",
+            {"groupingExpressions": grouping, "aggregateExpressions": computed},
+            children,
+        )
         return Node("Project", {"projectList": results}, [inner])
 
     def _join(self, body: str, children: list[Node]) -> Node:
@@ -212,7 +228,9 @@ def _bracketed_attributes(text: str) -> list[Node]:
     for index in range(start, len(text)):
         depth += {"[": 1, "]": -1}.get(text[index], 0)
         if depth == 0:
-            return [n for n in parse_list(text[start : index + 1]) if n.name == "AttributeReference"]
+            return [
+                n for n in parse_list(text[start : index + 1]) if n.name == "AttributeReference"
+            ]
     return []
 
 
@@ -264,7 +282,9 @@ def convert(info: dict[str, Any], description: str) -> ConvertedPlan:
         name = str(raw.get("nodeName", "")).strip()
         if name.startswith(_WRITE_PREFIX) or name.startswith(_V2_WRITE_EXECS):
             command = name[len(_WRITE_PREFIX) :] if name.startswith(_WRITE_PREFIX) else name
-            write = Write(command.strip(), list(node.fields.get("arguments") or []), metric_ids(raw))
+            write = Write(
+                command.strip(), list(node.fields.get("arguments") or []), metric_ids(raw)
+            )
             break
         kids = raw.get("children") or []
         if len(kids) != 1 or len(node.children) != 1:

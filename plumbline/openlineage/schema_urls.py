@@ -42,6 +42,8 @@ CATALOG_TABLE_FACET_SCHEMA_URL = (
 def facet_schema_url(kind: str) -> str:
     """The ``_schemaURL`` of the official facet ``kind`` (e.g. ``SchemaDatasetFacet``)."""
     return f"{SPEC}/facets/{FACET_VERSIONS[kind]}/{kind}.json#/$defs/{kind}"
+
+
 # plumbline's run facet marking lineage extracted from a Spark event log (`plumbline_extraction`)
 EXTRACTION_FACET_SCHEMA_URL = (
     "https://github.com/plumbline/plumbline/blob/main/plumbline/eventlogs/"

@@ -64,9 +64,9 @@ def run(name: str, work: Path) -> None:
         rows.groupBy("name").agg({"v": "sum"}).write.mode("overwrite").json(str(data / "totals"))
         rows.select("id", "name").write.saveAsTable("plain_table")
         try:  # a failing write: the executor raises, the execution ends with an error
-            rows.selectExpr("id", "raise_error('boom') AS broken").write.mode("overwrite").parquet(
-                str(data / "broken")
-            )
+            rows.selectExpr("id", "IF(id > 0, raise_error('boom'), name) AS broken").write.mode(
+                "overwrite"
+            ).parquet(str(data / "broken"))
         except Exception:
             pass
     spark.stop()

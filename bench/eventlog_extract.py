@@ -1,0 +1,160 @@
+"""Event-log extraction speed: MB of log per second, local[2] / local[1], against one Python process,
+and the reader's peak memory as one log grows 10x.
+
+    .venv/bin/python bench/eventlog_extract.py [--seed LOG] [--logs 8] [--scale 20]
+
+The seed is a real event log (by default made by running tests/eventlogs/eventlog_jobs.py's `plain`
+application); the corpus repeats its SQL executions `--scale` times per log (execution ids shifted) in
+`--logs` logs, uncompressed and zstd. Prints medians of 3 runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from plumbline.eventlogs.files import find_logs  # noqa: E402
+from plumbline.eventlogs.job import run_extraction  # noqa: E402
+from plumbline.eventlogs.task import Target, extract_log  # noqa: E402
+
+
+def seed_log(work: Path) -> Path:
+    subprocess.run(
+        [sys.executable, str(ROOT / "tests/eventlogs/eventlog_jobs.py"), str(work), "plain"],
+        check=True,
+        capture_output=True,
+    )
+    return next(p for p in (work / "logs").iterdir() if "." not in p.name)
+
+
+def scaled(seed: Path, target: Path, scale: int, compress: bool) -> None:
+    """`seed` with its SQL executions repeated `scale` times (ids shifted), optionally zstd."""
+    lines = seed.read_text().splitlines()
+    head = [line for line in lines if '"SparkListenerApplicationEnd"' not in line]
+    tail = [line for line in lines if '"SparkListenerApplicationEnd"' in line]
+    body = [line for line in head if "org.apache.spark.sql" in line or "SparkListenerTask" in line]
+    out: list[str] = list(head)
+    for copy in range(1, scale):
+        for line in body:
+            event = json.loads(line)
+            for key in ("executionId", "rootExecutionId"):
+                if key in event:
+                    event[key] = int(event[key]) + copy * 1000
+            out.append(json.dumps(event))
+    text = ("\n".join(out + tail) + "\n").encode()
+    if compress:
+        import zstandard
+
+        target.with_name(target.name + ".zstd").write_bytes(
+            zstandard.ZstdCompressor().compress(text)
+        )
+    else:
+        target.write_bytes(text)
+
+
+def median_seconds(action: object, runs: int = 3) -> float:
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        action()  # type: ignore[operator]
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def peak_memory_mb(log: Path, out: Path) -> float:
+    """Peak RSS of a fresh process extracting one log (the reader alone, no Spark)."""
+    code = (
+        "import resource, sys; sys.path.insert(0, sys.argv[3]);"
+        "from plumbline.eventlogs.files import find_logs;"
+        "from plumbline.eventlogs.task import Target, extract_log;"
+        "logs, _ = find_logs([sys.argv[1]]); r = extract_log(logs[0], Target(out=sys.argv[2]));"
+        "assert r.status == 'ok', r;"
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(log), str(out), str(ROOT)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return float(done.stdout.strip())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seed", type=Path)
+    parser.add_argument("--logs", type=int, default=8)
+    parser.add_argument("--scale", type=int, default=20)
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="plumbline-bench-eventlogs-"))
+    seed = args.seed or seed_log(work)
+    print(f"load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}")
+    for codec in ("none", "zstd"):
+        corpus = work / f"corpus-{codec}"
+        corpus.mkdir()
+        for index in range(args.logs):
+            scaled(seed, corpus / f"local-{index:04d}", args.scale, codec == "zstd")
+        logs, _ = find_logs([str(corpus)])
+        megabytes = sum(log.size for log in logs) / 1e6
+        out = work / f"out-{codec}"
+
+        def single() -> None:
+            for log in logs:
+                assert extract_log(log, Target(out=str(out))).status == "ok"
+
+        python = median_seconds(single)
+        spark_seconds = {}
+        for cores in (1, 2):
+            from pyspark.sql import SparkSession
+
+            spark = (
+                SparkSession.builder.master(f"local[{cores}]")
+                .config("spark.ui.enabled", "false")
+                .config("spark.pyspark.python", sys.executable)
+                .getOrCreate()
+            )
+            spark.sparkContext.setLogLevel("ERROR")
+            run_extraction([str(corpus)], Target(out=str(out)), spark=spark)  # warm the workers
+            spark_seconds[cores] = median_seconds(
+                lambda s=spark: run_extraction([str(corpus)], Target(out=str(out)), spark=s)
+            )
+            spark.stop()
+        executions = sum(1 for _ in open(next(iter(out.glob("*.jsonl"))))) // 2 * args.logs
+        print(
+            f"{codec:>5}: {len(logs)} logs, {megabytes:.1f} MB on disk, ~{executions} action events"
+            f" | python 1 process {megabytes / python:.1f} MB/s"
+            f" | spark local[1] {megabytes / spark_seconds[1]:.1f} MB/s"
+            f" | local[2] {megabytes / spark_seconds[2]:.1f} MB/s"
+            f" | local[2]/local[1] {spark_seconds[1] / spark_seconds[2]:.2f}x"
+            f" | local[1]/python {python / spark_seconds[1]:.2f}x"
+        )
+    small, large = work / "mem-1x", work / "mem-10x"
+    scaled(seed, small, args.scale, True)
+    scaled(seed, large, args.scale * 10, True)
+    one = peak_memory_mb(small.with_name(small.name + ".zstd"), work / "mem-out")
+    ten = peak_memory_mb(large.with_name(large.name + ".zstd"), work / "mem-out")
+    sizes = [
+        p.stat().st_size / 1e6
+        for p in (small.with_name(small.name + ".zstd"), large.with_name(large.name + ".zstd"))
+    ]
+    print(
+        f"peak memory of the reader: {one:.0f} MB for a {sizes[0]:.2f} MB log, {ten:.0f} MB for {sizes[1]:.2f} MB (10x): ratio {ten / one:.2f}"
+    )
+    print(
+        f"load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}; resource {resource.RLIMIT_AS}"
+    )
+
+
+if __name__ == "__main__":
+    main()
