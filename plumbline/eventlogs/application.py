@@ -329,7 +329,9 @@ class ApplicationLog:
         ordered = [action.finished[i] for i in sorted(action.finished)]
         root_facts = action.finished.get(root_id, (None, 0))[0]
         nested = [f for i, (f, _) in sorted(action.finished.items()) if i != root_id]
-        _complete_table_writes(root_facts, nested)
+        every = [f for _, (f, _) in sorted(action.finished.items())]
+        for position, table_write in enumerate(every):  # Spark 4.1+: CTAS nested in a wrapper
+            _complete_table_writes(table_write, every[position + 1 :])
         facts = merge_executions(root_facts, nested)
         if facts is None or not facts.writes:
             return []
