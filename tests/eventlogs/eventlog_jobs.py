@@ -40,6 +40,8 @@ def session(name: str, work: Path) -> SparkSession:
         .config("spark.eventLog.enabled", "true")
         .config("spark.eventLog.dir", str(work / "logs"))
     )
+    if name != "rolling":  # Spark 4 rolls event logs by default
+        builder = builder.config("spark.eventLog.rolling.enabled", "false")
     for key, value in APPLICATIONS[name].items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
