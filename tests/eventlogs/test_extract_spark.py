@@ -119,7 +119,7 @@ def test_a_failed_write_is_a_fail_event_with_its_error(
     event = ended(extracted["plain"])[f"event_log_plain.{WRITE}.broken"]
     assert event["eventType"] == "FAIL"
     error = event["run"]["facets"]["errorMessage"]
-    assert error["message"].startswith("Job aborted") and "boom" in error["stackTrace"]
+    assert "boom" in error["message"] + error["stackTrace"]  # 3.5: in the cause; 4.x: first line
 
 
 def _bad_logs(workdir: Path, folder: Path) -> dict[str, str]:
