@@ -135,6 +135,7 @@ def measure(codec: str, seed: Path, work: Path, count: int, scale: int) -> None:
 
 
 def main() -> None:
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     parser = argparse.ArgumentParser()
     parser.add_argument("--seed", type=Path)
     parser.add_argument("--logs", type=int, default=8)

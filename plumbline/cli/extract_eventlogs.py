@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 
 import click
@@ -74,6 +76,9 @@ def extract_eventlogs(
         raise click.BadParameter("must not be empty", param_hint="--namespace")
     from plumbline.eventlogs.job import run_extraction
     from plumbline.eventlogs.task import Target
+
+    # local tasks run this interpreter, which has plumbline (PySpark reads only the environment)
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
     target = Target(
         url=url,

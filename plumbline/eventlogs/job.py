@@ -9,7 +9,6 @@ only a small result per log. The driver never reads a log.
 from __future__ import annotations
 
 import logging
-import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,8 +41,7 @@ def _session(master: str | None) -> Any:
     from pyspark import SparkConf
     from pyspark.sql import SparkSession
 
-    # the tasks run this interpreter, which has plumbline (unless spark-submit said otherwise)
-    builder = SparkSession.builder.appName(APP_NAME).config("spark.pyspark.python", sys.executable)
+    builder = SparkSession.builder.appName(APP_NAME)
     if master:
         builder = builder.master(master)
     elif not SparkConf().contains("spark.master"):  # spark-submit's --master, else local
