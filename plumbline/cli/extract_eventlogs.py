@@ -40,6 +40,18 @@ _SHOW_AT_MOST = 50
     help="Job namespace (default: spark.plumbline.namespace in the log, else 'default').",
 )
 @click.option(
+    "--since",
+    default=None,
+    help="Only logs changed since: an ISO-8601 time or a span back from now (30m, 24h, 7d).",
+)
+@click.option(
+    "--state",
+    "state_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="A JSON file recording the logs read: unchanged logs are not read again.",
+)
+@click.option(
     "--batch-size",
     type=click.IntRange(1, 10_000),
     default=100,
@@ -53,6 +65,8 @@ def extract_eventlogs(
     api_key: str | None,
     out: Path | None,
     namespace: str | None,
+    since: str | None,
+    state_file: Path | None,
     batch_size: int,
 ) -> None:
     """Extract lineage from Spark event logs: files, rolling eventlog_v2_* folders, or folders of them.
@@ -74,6 +88,23 @@ def extract_eventlogs(
             raise click.BadParameter(str(exc), param_hint="--url") from None
     if namespace is not None and not namespace.strip():
         raise click.BadParameter("must not be empty", param_hint="--namespace")
+    from datetime import datetime
+
+    from plumbline.cli.since import parse_since
+    from plumbline.eventlogs.errors import EventLogError
+    from plumbline.eventlogs.incremental import read_state
+
+    try:
+        since_iso = parse_since(since)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--since") from None
+    since_epoch = (
+        datetime.fromisoformat(since_iso.replace("Z", "+00:00")).timestamp() if since_iso else None
+    )
+    try:
+        read_state(state_file)
+    except EventLogError as exc:
+        raise click.BadParameter(str(exc), param_hint="--state") from None
     from plumbline.eventlogs.job import run_extraction
     from plumbline.eventlogs.task import Target
 
@@ -90,7 +121,9 @@ def extract_eventlogs(
     console = Console(highlight=False, soft_wrap=True)
     where = redact_url(url) if url is not None else str(out)
     console.print(f"Extracting lineage from {len(paths)} path(s) to {where}", markup=False)
-    report = run_extraction(list(paths), target, master=master)
+    report = run_extraction(
+        list(paths), target, master=master, since=since_epoch, state_file=state_file
+    )
     for result in [r for r in report.results if r.status != "ok"][:_SHOW_AT_MOST]:
         console.print(f"{result.status}: {result.path}: {result.reason}", markup=False)
     seconds = max(report.seconds, 1e-9)

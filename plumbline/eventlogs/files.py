@@ -34,6 +34,7 @@ class EventLog:
     files: list[str] = field(default_factory=list)
     in_progress: bool = False
     size: int = 0
+    mtime: float = 0.0  # the last change of its files (epoch seconds; 0 when not known)
 
 
 def _is_remote(path: str) -> bool:
@@ -55,8 +56,8 @@ def _filesystem(path: str) -> Any:
     return fsspec.core.url_to_fs(path)[0]
 
 
-def _listing(path: str) -> list[tuple[str, bool, int]]:
-    """(path, is a folder, size) of each entry of a folder."""
+def _listing(path: str) -> list[tuple[str, bool, int, float]]:
+    """(path, is a folder, size, last change) of each entry of a folder."""
     if _is_remote(path):
         fs = _filesystem(path)
         return [
@@ -66,14 +67,28 @@ def _listing(path: str) -> list[tuple[str, bool, int]]:
                 else f"{path.split('://', 1)[0]}://{e['name']}",
                 e.get("type") == "directory",
                 int(e.get("size") or 0),
+                _remote_mtime(e),
             )
             for e in fs.ls(path, detail=True)
         ]
     local = _local(path)
-    return [
-        (entry.path, entry.is_dir(), entry.stat().st_size if entry.is_file() else 0)
-        for entry in os.scandir(local)
-    ]
+    found = []
+    for entry in os.scandir(local):
+        stat = entry.stat()
+        found.append(
+            (entry.path, entry.is_dir(), stat.st_size if entry.is_file() else 0, stat.st_mtime)
+        )
+    return found
+
+
+def _remote_mtime(entry: dict[str, Any]) -> float:
+    value = entry.get("mtime") or entry.get("LastModified") or entry.get("last_modified") or 0
+    if hasattr(value, "timestamp"):
+        return float(value.timestamp())
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return 0.0
 
 
 def _is_dir(path: str) -> bool:
@@ -82,10 +97,13 @@ def _is_dir(path: str) -> bool:
     return os.path.isdir(_local(path))
 
 
-def _size(path: str) -> int:
+def _stat(path: str) -> tuple[int, float]:
+    """A file's size and last change."""
     if _is_remote(path):
-        return int(_filesystem(path).size(path) or 0)
-    return os.path.getsize(_local(path))
+        info = _filesystem(path).info(path)
+        return int(info.get("size") or 0), _remote_mtime(info)
+    stat = os.stat(_local(path))
+    return stat.st_size, stat.st_mtime
 
 
 def _name(path: str) -> str:
@@ -96,7 +114,8 @@ def rolling_log(path: str) -> EventLog:
     """A rolling log folder: its `events_<n>_…` parts in order."""
     parts: list[tuple[int, str, int]] = []
     log = EventLog(path)
-    for entry, is_dir, size in _listing(path):
+    for entry, is_dir, size, mtime in _listing(path):
+        log.mtime = max(log.mtime, mtime)
         name = _name(entry)
         if name.startswith(_STATUS_PREFIX):
             log.in_progress = name.endswith(IN_PROGRESS)
@@ -119,16 +138,18 @@ def find_logs(paths: list[str]) -> tuple[list[EventLog], list[tuple[str, str]]]:
     for path in paths:
         try:
             if not _is_dir(path):
-                found.append(EventLog(path, [path], _name(path).endswith(IN_PROGRESS), _size(path)))
+                size, mtime = _stat(path)
+                found.append(EventLog(path, [path], _name(path).endswith(IN_PROGRESS), size, mtime))
             elif _name(path).startswith(ROLLING_PREFIX):
                 found.append(rolling_log(path))
             else:
-                for entry, is_dir, size in sorted(_listing(path)):
+                for entry, is_dir, size, mtime in sorted(_listing(path)):
                     name = _name(entry)
                     if is_dir and name.startswith(ROLLING_PREFIX):
                         found.append(rolling_log(entry))
                     elif not is_dir and not name.startswith("."):
-                        found.append(EventLog(entry, [entry], name.endswith(IN_PROGRESS), size))
+                        running = name.endswith(IN_PROGRESS)
+                        found.append(EventLog(entry, [entry], running, size, mtime))
         except FileNotFoundError:
             problems.append((path, "no such file or folder"))
         except (OSError, EventLogError) as exc:

@@ -11,9 +11,11 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from plumbline.eventlogs.files import EventLog, find_logs
+from plumbline.eventlogs.incremental import read_state, why_skip, write_state
 from plumbline.eventlogs.task import LogResult, Target, extract_logs
 
 log = logging.getLogger(__name__)
@@ -57,21 +59,29 @@ def _session(master: str | None) -> Any:
 
 
 def run_extraction(
-    paths: list[str], target: Target, *, master: str | None = None, spark: Any = None
+    paths: list[str],
+    target: Target,
+    *,
+    master: str | None = None,
+    spark: Any = None,
+    since: float | None = None,
+    state_file: Path | None = None,
 ) -> ExtractionReport:
     """Extract the logs under `paths` to `target` on Spark: on `spark`, else the active session
     (a notebook's, a test's: left running), else a new session on `master` (stopped at the end)."""
     started = time.perf_counter()
     report = ExtractionReport()
+    state = read_state(state_file)
     logs, problems = find_logs(paths)
     report.results += [LogResult(path, "failed", reason) for path, reason in problems]
     ready: list[EventLog] = []
     for event_log in logs:
+        reason = why_skip(event_log, since, state)
         if event_log.in_progress:
             reason = "the application is still running (taken next time)"
-            report.results.append(
-                LogResult(event_log.path, "skipped", reason, bytes=event_log.size)
-            )
+        if reason is not None:
+            skipped = LogResult(event_log.path, "skipped", reason, bytes=event_log.size)
+            report.results.append(skipped)
         else:
             ready.append(event_log)
     if ready:
@@ -89,5 +99,8 @@ def run_extraction(
         finally:
             if owned:
                 session.stop()
+    if state_file is not None:
+        read = {r.path for r in report.results if r.status == "ok"}
+        write_state(state_file, state, [log for log in ready if log.path in read])
     report.seconds = time.perf_counter() - started
     return report
