@@ -86,13 +86,6 @@ def complete_alerts(conn: Connection, ids: list[int]) -> None:
         )
 
 
-def complete_pending(conn: Connection) -> int:
-    """Complete the alerts left without a blast radius (by a process that stopped); how many."""
-    ids = alert_reads.without_blast_radius(conn)
-    complete_alerts(conn, ids)
-    return len(ids)
-
-
 def _share(part: int, whole: int) -> float | None:
     return round(part / whole, 4) if whole else None
 

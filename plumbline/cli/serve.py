@@ -26,6 +26,14 @@ from plumbline.store import default_db_url, is_sqlite
     "--allow-open-public", is_flag=True, help="Allow --auth open on a non-loopback address."
 )
 @click.option(
+    "--notify",
+    "notify_urls",
+    multiple=True,
+    metavar="URL",
+    help="Post every change alert to this webhook (repeatable; [[notify]] in --config filters "
+    "by namespace and kind).",
+)
+@click.option(
     "--forward",
     "forward_urls",
     multiple=True,
@@ -90,6 +98,7 @@ def serve(
     auth: str | None,
     allow_open_public: bool,
     forward_urls: tuple[str, ...],
+    notify_urls: tuple[str, ...],
     store: str | None,
     catalog_options: tuple[str, ...],
     max_body_bytes: int | None,
@@ -119,6 +128,7 @@ def serve(
             allow_open_public=allow_open_public,
             store=None if store is None else store == "on",
             forward_urls=forward_urls,
+            notify_urls=notify_urls,
             catalog_options=catalog_options,
             max_body_bytes=max_body_bytes,
             access_log=access_log,

@@ -26,9 +26,10 @@ from plumbline.server.settings import (
     DEFAULT_MAX_BODY_BYTES,
     MAX_BODY_BYTES_LIMIT,
     ForwardTarget,
+    NotifyTarget,
     ServerSettings,
 )
-from plumbline.store.write.alert_rules import AlertRules
+from plumbline.store.write.alert_rules import KINDS, AlertRules
 
 
 class ConfigError(PlumblineError):
@@ -79,6 +80,7 @@ CONFIG_KEYS = frozenset(
         "catalog",
         "outbox",
         "alerts",
+        "notify",
     }
 )
 
@@ -106,6 +108,7 @@ def build_settings(
     allow_open_public: bool = False,
     store: bool | None = None,
     forward_urls: tuple[str, ...] = (),
+    notify_urls: tuple[str, ...] = (),
     catalog_options: tuple[str, ...] = (),
     max_body_bytes: int | None = None,
     access_log: bool | None = None,
@@ -150,10 +153,12 @@ def build_settings(
         name, properties = parse_catalog_option(option)
         catalogs[name] = properties
     rules, check_seconds = _alert_settings(file_config.get("alerts", {}))
+    notify = _notify_targets(file_config.get("notify", []), notify_urls)
     return ServerSettings(
         db_url=db_url,
         alerts=rules,
         alert_check_seconds=check_seconds,
+        notify=notify,
         outbox=_outbox_policy(file_config, config_file, environ),
         writer_threads=_writer_threads(environ),
         host=host,
@@ -187,6 +192,50 @@ def _allowed_hosts(given: tuple[str, ...], file_config: dict[str, Any]) -> tuple
         if bare not in names:
             names.append(bare)
     return tuple(names)
+
+
+def _notify_targets(entries: Any, urls: tuple[str, ...]) -> tuple[NotifyTarget, ...]:
+    """``[[notify]]`` tables (url, headers, namespaces, kinds, api_key), then ``--notify`` URLs
+    (every alert); each URL checked (http or https)."""
+    if not isinstance(entries, list):
+        raise ConfigError("config file: notify must be [[notify]] tables")
+    targets: list[NotifyTarget] = []
+    for entry in entries:
+        if not isinstance(entry, dict) or not isinstance(entry.get("url"), str):
+            raise ConfigError("each [[notify]] entry needs a url string")
+        unknown = sorted(set(entry) - {"url", "headers", "namespaces", "kinds", "api_key"})
+        if unknown:
+            raise ConfigError(f"[[notify]]: unknown key(s) {', '.join(unknown)}")
+        headers = entry.get("headers", {})
+        if not isinstance(headers, dict):
+            raise ConfigError("[[notify]] headers must be a table")
+        lists = {}
+        for name in ("namespaces", "kinds"):
+            value = entry.get(name, [])
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ConfigError(f"[[notify]] {name} must be a list of strings")
+            lists[name] = tuple(value)
+        bad = [kind for kind in lists["kinds"] if kind not in KINDS]
+        if bad:
+            raise ConfigError(
+                f"[[notify]] kinds: unknown kind {bad[0]!r} (kinds: {', '.join(KINDS)})"
+            )
+        targets.append(
+            NotifyTarget(
+                url=entry["url"],
+                headers={str(k): str(v) for k, v in headers.items()},
+                api_key=entry.get("api_key"),
+                **lists,
+            )
+        )
+    known = {target.url for target in targets}
+    targets += [NotifyTarget(url=url) for url in urls if url not in known]
+    for target in targets:
+        try:
+            target.endpoint  # noqa: B018 - raises ValueError for a URL that is not http(s)
+        except ValueError as exc:
+            raise ConfigError(f"notify target: {exc}") from None
+    return tuple(targets)
 
 
 def _alert_settings(table: Any) -> tuple[AlertRules, float]:

@@ -22,7 +22,7 @@ from plumbline.server.auth import Principal, require
 from plumbline.server.errors import APIError
 from plumbline.server.outbox.policy import OutboxPolicy
 from plumbline.server.outbox.worker import TargetWorker, notify
-from plumbline.server.settings import ServerSettings
+from plumbline.server.settings import ForwardTarget, NotifyTarget, ServerSettings
 from plumbline.store import outbox as queue
 
 logger = logging.getLogger(__name__)
@@ -69,7 +69,8 @@ async def background_worker(app: FastAPI) -> AsyncIterator[None]:
     settings: ServerSettings = app.state.settings
     workers: list[TargetWorker] = []
     seen: set[str] = set()
-    for target in settings.forward:
+    targets: list[ForwardTarget | NotifyTarget] = [*settings.forward, *settings.notify]
+    for target in targets:
         worker = TargetWorker(
             app.state.engine, target, lambda: outbox_policy(app), metrics.record_delivery
         )
@@ -78,7 +79,8 @@ async def background_worker(app: FastAPI) -> AsyncIterator[None]:
         seen.add(worker.key)
         worker.start()
         workers.append(worker)
-        logger.info("forwarding accepted events to %s", worker.shown)
+        what = "change alerts" if target in settings.notify else "accepted events"
+        logger.info("forwarding %s to %s", what, worker.shown)
     try:
         yield
     finally:
@@ -94,7 +96,7 @@ def forwarding_status(
 ) -> dict[str, Any]:
     """Pending, delivered and dead events per target, and the newest dead events."""
     settings: ServerSettings = request.app.state.settings
-    configured = target_keys(settings)
+    configured = target_keys(settings) + [t.key for t in settings.notify]
     now = queue.utcnow()
     with request.app.state.engine.connect() as connection:
         summaries = {s.target: s for s in queue.summarize(connection)}

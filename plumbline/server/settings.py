@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from plumbline.openlineage.urls import lineage_endpoint, redact_url, target_key
 from plumbline.server.outbox.policy import OutboxPolicy
 from plumbline.store.write.alert_rules import AlertRules
 
@@ -20,6 +21,48 @@ class ForwardTarget:
     url: str
     api_key: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def endpoint(self) -> str:
+        """Where events are posted: the URL's lineage endpoint."""
+        return lineage_endpoint(self.url)
+
+    @property
+    def key(self) -> str:
+        """The outbox's name of this target (no credentials)."""
+        return target_key(self.url)
+
+
+NOTIFY_PREFIX = "notify:"
+
+
+@dataclass(frozen=True)
+class NotifyTarget:
+    """A webhook change alerts are posted to (issue 19), through the same outbox as forwarding;
+    ``namespaces``/``kinds`` empty: all."""
+
+    url: str
+    headers: dict[str, str] = field(default_factory=dict)
+    namespaces: tuple[str, ...] = ()
+    kinds: tuple[str, ...] = ()
+    api_key: str | None = None
+
+    @property
+    def endpoint(self) -> str:
+        """The URL itself (checked: http or https)."""
+        lineage_endpoint(self.url)  # raises ValueError for a URL that is not http(s)
+        return self.url.strip()
+
+    @property
+    def key(self) -> str:
+        """The outbox's name of this webhook: ``notify:`` and the URL without credentials."""
+        return NOTIFY_PREFIX + redact_url(self.endpoint)
+
+    def wants(self, kind: str, namespace: str) -> bool:
+        """Whether an alert of ``kind`` about ``namespace`` goes to this webhook."""
+        return (not self.kinds or kind in self.kinds) and (
+            not self.namespaces or namespace in self.namespaces
+        )
 
 
 @dataclass(frozen=True)
@@ -50,3 +93,5 @@ class ServerSettings:
     # change alerts (issue 19): their thresholds, and how often the freshness check runs
     alerts: AlertRules = AlertRules()
     alert_check_seconds: float = 60.0
+    # webhooks change alerts are posted to
+    notify: tuple[NotifyTarget, ...] = ()

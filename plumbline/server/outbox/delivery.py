@@ -7,8 +7,8 @@ from dataclasses import dataclass
 import httpx
 
 from plumbline import __version__
-from plumbline.openlineage.urls import lineage_endpoint, redact_url
-from plumbline.server.settings import ForwardTarget
+from plumbline.openlineage.urls import redact_url
+from plumbline.server.settings import ForwardTarget, NotifyTarget
 
 # 4xx answers that mean "later", not "never"
 _RETRYABLE_4XX = frozenset({408, 425, 429})
@@ -26,8 +26,8 @@ class DeliveryResult:
 class TargetClient:
     """An HTTP client for one target: its endpoint, bearer key and extra headers."""
 
-    def __init__(self, target: ForwardTarget, timeout: float) -> None:
-        self.endpoint = lineage_endpoint(target.url)
+    def __init__(self, target: ForwardTarget | NotifyTarget, timeout: float) -> None:
+        self.endpoint = target.endpoint
         self.shown = redact_url(self.endpoint)
         headers = {"User-Agent": f"plumbline-forwarder/{__version__}", **target.headers}
         headers["Content-Type"] = "application/json"

@@ -18,10 +18,9 @@ from datetime import timedelta
 
 from sqlalchemy.engine import Connection, Engine
 
-from plumbline.openlineage.urls import target_key
 from plumbline.server.outbox.delivery import DeliveryResult, TargetClient
 from plumbline.server.outbox.policy import OutboxPolicy
-from plumbline.server.settings import ForwardTarget
+from plumbline.server.settings import ForwardTarget, NotifyTarget
 from plumbline.store import outbox as queue
 
 logger = logging.getLogger(__name__)
@@ -46,12 +45,12 @@ class TargetWorker:
     def __init__(
         self,
         engine: Engine,
-        target: ForwardTarget,
+        target: ForwardTarget | NotifyTarget,
         policy: Callable[[], OutboxPolicy],
         on_outcome: Callable[[str, str], None] | None = None,
     ) -> None:
         self.engine = engine
-        self.key = target_key(target.url)  # credentials stay in the settings, not in rows
+        self.key = target.key  # credentials stay in the settings, not in rows
         self.shown = self.key
         self._target = target
         self._policy = policy

@@ -26,16 +26,12 @@ from plumbline.store.schema import (
     job_dataset_edges,
     jobs,
     namespaces,
-    run_io,
-    runs,
     schema_versions,
 )
 from plumbline.store.write.alert_rules import AlertRules
 from plumbline.store.write.alerts import NewAlert, insert_alerts
 from plumbline.store.write.context import Batch, as_utc
-from plumbline.store.write.upsert import chunks
 
-_JOBS_PER_STATEMENT = 50  # SQLite allows 500 parts in a compound SELECT
 _ENDED = ("COMPLETE", "FAIL", "ABORT")
 MAD_SCALE = 1.4826  # MAD to a standard deviation, for normal data
 
@@ -169,56 +165,69 @@ def _derived_columns(
 # ---------------------------------------------------------------- run alerts
 
 
+# Each job's ended runs from its ``:skip``-th newest on (the newest ``:skip + 1``, more on a tie),
+# with what they read and wrote: one statement for all the write's jobs. The cutoff per job is a
+# subquery per job (not per run), and the runs are then a range of the (job_id, last_event_at)
+# index. A job with fewer ended runs gets them all (the cutoff is the oldest time there is).
+_HISTORY = sa.text(
+    """
+    SELECT r.id, r.uuid, r.job_id, r.current_state, r.started_at, r.ended_at, r.last_event_at,
+           r.error_message, io.dataset_id, io.direction, io.row_count
+    FROM (
+        SELECT j.id AS job_id,
+               COALESCE((SELECT r2.last_event_at FROM runs r2
+                         WHERE r2.job_id = j.id
+                           AND r2.current_state IN ('COMPLETE', 'FAIL', 'ABORT')
+                           AND r2.last_event_at IS NOT NULL
+                         ORDER BY r2.last_event_at DESC
+                         LIMIT 1 OFFSET :skip), :oldest) AS cutoff
+        FROM jobs j
+        WHERE j.id IN :jobs
+    ) c
+    JOIN runs r ON r.job_id = c.job_id AND r.last_event_at >= c.cutoff
+    LEFT JOIN run_io io ON io.run_id = r.id
+    WHERE r.current_state IN ('COMPLETE', 'FAIL', 'ABORT')
+    """
+).bindparams(
+    sa.bindparam("jobs", expanding=True),
+    sa.bindparam("skip", type_=sa.Integer()),
+    sa.bindparam("oldest", type_=sa.DateTime(timezone=True)),
+).columns(
+    started_at=sa.DateTime(timezone=True),
+    ended_at=sa.DateTime(timezone=True),
+    last_event_at=sa.DateTime(timezone=True),
+)
+_OLDEST = as_utc(datetime(1, 1, 2))
+
+
 def _history(connection: Connection, depth: dict[int, int]) -> dict[int, list[_Run]]:
-    """Each job's last ``depth[job]`` ended runs (newest first) with what they read and wrote."""
+    """Each job's last ``depth[job]`` ended runs (newest first; a few more on ties) with what
+    they read and wrote."""
     found: dict[int, dict[int, _Run]] = {}
-    for part in chunks(sorted(depth), _JOBS_PER_STATEMENT):
-        selects = []
-        for job_id in part:
-            recent = (
-                sa.select(runs.c.id)
-                .where(runs.c.job_id == job_id, runs.c.current_state.in_(_ENDED))
-                .order_by(runs.c.last_event_at.desc(), runs.c.id.desc())
-                .limit(depth[job_id])
+    rows = connection.execute(
+        _HISTORY,
+        {"jobs": sorted(depth), "skip": max(depth.values()) - 1, "oldest": _OLDEST},
+    )
+    for row in rows:
+        by_id = found.setdefault(row.job_id, {})
+        run = by_id.get(row.id)
+        if run is None:
+            run = by_id[row.id] = _Run(
+                row.id,
+                row.uuid,
+                row.job_id,
+                row.current_state,
+                as_utc(row.started_at),
+                as_utc(row.ended_at),
+                as_utc(row.last_event_at),
+                row.error_message,
             )
-            selects.append(sa.select(recent.subquery().c.id))
-        ids = sa.union_all(*selects).subquery() if len(selects) > 1 else selects[0].subquery()
-        statement = (
-            sa.select(
-                runs.c.id,
-                runs.c.uuid,
-                runs.c.job_id,
-                runs.c.current_state,
-                runs.c.started_at,
-                runs.c.ended_at,
-                runs.c.last_event_at,
-                runs.c.error_message,
-                run_io.c.dataset_id,
-                run_io.c.direction,
-                run_io.c.row_count,
-            )
-            .select_from(runs.join(ids, ids.c.id == runs.c.id))
-            .outerjoin(run_io, run_io.c.run_id == runs.c.id)
-        )
-        for row in connection.execute(statement):
-            run = found.setdefault(row.job_id, {}).get(row.id)
-            if run is None:
-                run = found[row.job_id][row.id] = _Run(
-                    row.id,
-                    row.uuid,
-                    row.job_id,
-                    row.current_state,
-                    as_utc(row.started_at),
-                    as_utc(row.ended_at),
-                    as_utc(row.last_event_at),
-                    row.error_message,
-                )
-            if row.dataset_id is not None:
-                run.io.add((row.dataset_id, row.direction))
-                if row.direction == "output" and row.row_count is not None:
-                    run.rows[row.dataset_id] = row.row_count
+        if row.dataset_id is not None:
+            run.io.add((row.dataset_id, row.direction))
+            if row.direction == "output" and row.row_count is not None:
+                run.rows[row.dataset_id] = row.row_count
     return {
-        job: sorted(by_id.values(), key=lambda r: r.order, reverse=True)
+        job: sorted(by_id.values(), key=lambda r: r.order, reverse=True)[: depth[job]]
         for job, by_id in found.items()
     }
 
