@@ -48,6 +48,7 @@ def blast_radius(conn: Connection, subject: str, max_nodes: int = BLAST_NODES) -
         "fields": sum(1 for n in reached if n.type == "DATASET_FIELD"),
         "nodes": [{"id": n.id, "type": n.type, "distance": n.distance} for n in reached[:LISTED]],
         "truncated": result.truncated or len(reached) > LISTED,
+        "error": None,
     }
 
 

@@ -169,8 +169,9 @@ def _derived_columns(
 # with what they read and wrote: one statement for all the write's jobs. The cutoff per job is a
 # subquery per job (not per run), and the runs are then a range of the (job_id, last_event_at)
 # index. A job with fewer ended runs gets them all (the cutoff is the oldest time there is).
-_HISTORY = sa.text(
-    """
+_HISTORY = (
+    sa.text(
+        """
     SELECT r.id, r.uuid, r.job_id, r.current_state, r.started_at, r.ended_at, r.last_event_at,
            r.error_message, io.dataset_id, io.direction, io.row_count
     FROM (
@@ -188,14 +189,17 @@ _HISTORY = sa.text(
     LEFT JOIN run_io io ON io.run_id = r.id
     WHERE r.current_state IN ('COMPLETE', 'FAIL', 'ABORT')
     """
-).bindparams(
-    sa.bindparam("jobs", expanding=True),
-    sa.bindparam("skip", type_=sa.Integer()),
-    sa.bindparam("oldest", type_=sa.DateTime(timezone=True)),
-).columns(
-    started_at=sa.DateTime(timezone=True),
-    ended_at=sa.DateTime(timezone=True),
-    last_event_at=sa.DateTime(timezone=True),
+    )
+    .bindparams(
+        sa.bindparam("jobs", expanding=True),
+        sa.bindparam("skip", type_=sa.Integer()),
+        sa.bindparam("oldest", type_=sa.DateTime(timezone=True)),
+    )
+    .columns(
+        started_at=sa.DateTime(timezone=True),
+        ended_at=sa.DateTime(timezone=True),
+        last_event_at=sa.DateTime(timezone=True),
+    )
 )
 _OLDEST = as_utc(datetime(1, 1, 2))
 
