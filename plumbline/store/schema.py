@@ -361,9 +361,10 @@ alerts = sa.Table(
     sa.Column("blast_radius", Json, nullable=True),
     sa.Column("acknowledged_at", Timestamp, nullable=True),
     sa.Column("acknowledged_by", sa.String(255), nullable=True),
+    # listed newest first by id (ids grow as alerts are found): each filter walks its index
     sa.Index(None, "seen_at"),
-    sa.Index(None, "kind", "seen_at"),
-    sa.Index(None, "namespace", "seen_at"),
+    sa.Index(None, "kind", "id"),
+    sa.Index(None, "namespace", "id"),
 )
 
 # Raw events as received (kept for replay, the events API and forwarding; prunable).

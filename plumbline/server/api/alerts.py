@@ -9,8 +9,10 @@ from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from fastapi import Path, Query
+from fastapi.responses import Response
 
 from plumbline.server.api.health_models import AlertList
+from plumbline.server.api.lineage import GraphResponse
 from plumbline.server.api.routing import ReadAccess, Reader, StoreEngine, WriteAccess, make_router
 from plumbline.server.errors import APIError
 from plumbline.store import utc
@@ -60,18 +62,22 @@ def list_alerts(
     ] = None,
     limit: Annotated[int, Query(ge=1, le=alerts.MAX_LIMIT, description="At most this many")] = 100,
     principal: ReadAccess,
-) -> dict[str, Any]:
-    return {
-        "alerts": alerts.list_alerts(
-            conn,
-            since=utc(since),
-            kinds=parse_kinds(kind),
-            namespaces=namespace,
-            acknowledged=acknowledged,
-            limit=limit,
-            visible_to=principal.namespaces,
-        )
-    }
+) -> Response:
+    # answered as built (documented by AlertList, checked against it by the tests): validating
+    # each alert again cost ~0.8 ms per alert listed (bench/alerts_list.py)
+    return GraphResponse(
+        {
+            "alerts": alerts.list_alerts(
+                conn,
+                since=utc(since),
+                kinds=parse_kinds(kind),
+                namespaces=namespace,
+                acknowledged=acknowledged,
+                limit=limit,
+                visible_to=principal.namespaces,
+            )
+        }
+    )
 
 
 @router.post(

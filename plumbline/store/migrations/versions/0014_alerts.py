@@ -37,12 +37,12 @@ def upgrade() -> None:
         sa.UniqueConstraint("dedupe_key", name="uq_alerts_dedupe_key"),
     )
     op.create_index("ix_alerts_seen_at", "alerts", ["seen_at"])
-    op.create_index("ix_alerts_kind_seen_at", "alerts", ["kind", "seen_at"])
-    op.create_index("ix_alerts_namespace_seen_at", "alerts", ["namespace", "seen_at"])
+    op.create_index("ix_alerts_kind_id", "alerts", ["kind", "id"])
+    op.create_index("ix_alerts_namespace_id", "alerts", ["namespace", "id"])
 
 
 def downgrade() -> None:
-    op.drop_index("ix_alerts_namespace_seen_at", table_name="alerts")
-    op.drop_index("ix_alerts_kind_seen_at", table_name="alerts")
+    op.drop_index("ix_alerts_namespace_id", table_name="alerts")
+    op.drop_index("ix_alerts_kind_id", table_name="alerts")
     op.drop_index("ix_alerts_seen_at", table_name="alerts")
     op.drop_table("alerts")
