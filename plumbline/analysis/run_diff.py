@@ -399,18 +399,20 @@ def _job_changed(
     """Whether the job's code or engine changed. Its code facets (source code, SQL, location)
     decide when it has any: the job version also hashes the inputs and outputs a run named, so a
     run that failed before naming its outputs has another version with the same code (inputs
-    and outputs are compared on their own). Without code facets the versions decide, and only
-    between two runs that completed (None: unknown)."""
+    and outputs are compared on their own). Without code facets the versions decide: the same
+    version is the same job; another one means a change only between two runs that completed
+    (None: unknown)."""
     if spark.before is not None and spark.after is not None and spark.changed:
         return True
     if any(c.facet in _CODE_FACETS for c in job_changes):
         return True
     if any(f in facets for f in _CODE_FACETS for facets in (run.job_facets, other.job_facets)):
         return False
-    complete = run.state == other.state == "COMPLETE"
-    if complete and job_version.before is not None and job_version.after is not None:
-        return job_version.changed
-    return None
+    if job_version.before is None or job_version.after is None:
+        return None
+    if not job_version.changed:
+        return False
+    return True if run.state == other.state == "COMPLETE" else None
 
 
 def _io_diffs(

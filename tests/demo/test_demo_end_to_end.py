@@ -434,7 +434,7 @@ def test_the_failed_runs_diff_points_at_the_planted_cause(demo_lineage: Lineage)
     p = demo_lineage.paths
     failed = _failed_clean_orders_run(demo_lineage)
     diff = demo_lineage.get(f"/api/v1/jobs/runs/{failed['id']}/diff")
-    assert diff["run"]["state"] == "FAIL" and diff["against"]["state"] == "COMPLETE"
+    assert diff["run"]["state"] == "FAILED" and diff["against"]["state"] == "COMPLETED"
     assert diff["againstReason"] == "lastCompleteBefore"
     assert diff["jobVersionChanged"] is False and diff["jobFacetChanges"] == []
     first = diff["suspects"][0]
