@@ -28,12 +28,14 @@ def _keys(cls: type) -> tuple[tuple[str, str], ...]:
 
 def json_value(value: Any) -> Any:
     """A field's JSON: a datetime as ISO-8601, a result as its document, a tuple as a list."""
+    to_json = getattr(value, "to_json", None)
+    if to_json is not None:  # first: a named tuple is a result too
+        return to_json()
     if isinstance(value, datetime):
         return iso(value)
     if isinstance(value, tuple):
         return [json_value(v) for v in value]
-    to_json = getattr(value, "to_json", None)
-    return to_json() if to_json is not None else value
+    return value
 
 
 class JsonDoc:

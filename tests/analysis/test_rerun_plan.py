@@ -79,6 +79,13 @@ def test_the_plan_for_a_bad_version(engine: sa.Engine, history: dict[str, str]) 
     assert doc["steps"][0]["order"] == 1
     assert doc["steps"][0]["job"] == {"namespace": "ns", "name": "j2"}
     assert doc["hiddenSteps"] == 0
+    redo = doc["steps"][-1]["runs"][0]
+    assert set(redo) == {"id", "state", "startedAt", "endedAt", "parentRunId", "parentJob",
+                         "reads", "writes"}  # fmt: skip
+    assert {"name": "b", "affected": True}.items() <= next(
+        r for r in redo["reads"] if r["name"] == "b"
+    ).items()
+    assert redo["startedAt"].endswith("Z") or "+00:00" in redo["startedAt"]
 
 
 def test_steps_are_grouped_by_parent_job(engine: sa.Engine, history: dict[str, str]) -> None:
