@@ -27,7 +27,7 @@ HOURS = 6
 def world(make_server: Callable[..., Any], db_url: str) -> dict[str, Any]:
     """A server with auth: the steady pipeline, then a schema change and a new input in one
     load run (schema-drift, new-edge), a run left unfinished in ``other``, tokens."""
-    server = make_server(auth="required")
+    server = make_server(auth="required", alert_check_seconds=3600)  # no freshness alert here
     engine = create_store_engine(db_url)
     admin = create_token(engine, "admin", "admin")
     reader = create_token(engine, "reader", "read")
@@ -181,3 +181,21 @@ def test_coverage_over_http_and_cli(world: dict[str, Any]) -> None:
     assert "datasets read, no known producer" in table.output and "100%" in table.output
     bad = CliRunner().invoke(main, ["coverage", "--since", "later"], env=env)
     assert bad.exit_code == 1 and bad.output.count("\n") == 1
+
+
+def test_the_periodic_check_finds_stale_datasets(make_server: Callable[..., Any]) -> None:
+    """The steady pipeline's last hour was long ago: the server's check (every 0.2 s here)
+    finds both outputs stale, with their blast radius, once."""
+    server = make_server(alert_check_seconds=0.2)
+    for hour in range(HOURS):
+        assert httpx.post(f"{server.url}/api/v1/lineage", json=day(hour)).status_code == 201
+    deadline = time.monotonic() + 30
+    found: list[Any] = []
+    while time.monotonic() < deadline and len(found) < 2:
+        time.sleep(0.2)
+        found = httpx.get(f"{server.url}/api/v1/alerts", params={"kind": "freshness"}).json()
+        found = [a for a in found["alerts"] if a["blastRadius"] is not None]
+    assert sorted(a["subject"] for a in found) == [f"dataset:{DS}:orders", f"dataset:{DS}:report"]
+    time.sleep(0.6)  # more checks: nothing new
+    again = httpx.get(f"{server.url}/api/v1/alerts").json()["alerts"]
+    assert len(again) == 2

@@ -22,7 +22,8 @@ HOURS = 6
 
 
 def _start(db_url: str, targets: tuple[NotifyTarget, ...]) -> tuple[BackgroundServer, str]:
-    server = BackgroundServer(create_app(ServerSettings(db_url=db_url, port=0, notify=targets)))
+    settings = ServerSettings(db_url=db_url, port=0, notify=targets, alert_check_seconds=3600)
+    server = BackgroundServer(create_app(settings))
     return server, server.start()
 
 
