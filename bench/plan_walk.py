@@ -2,19 +2,22 @@
 
 Builds the plan on a local SparkSession (nothing is executed): a 300-column parquet source, then
 `--steps` steps that each recompute a tenth of the columns (`withColumns`), then a parquet write
-command's analyzed plan. Times, as medians of `--repeats` runs:
+command's analyzed plan. Reads it both ways, interleaved, and times as medians of `--repeats`:
 
-- json: the JVM's `toJSON()` of the analyzed plan and its transfer to Python;
-- parse: `plan.parse_plan` of that text;
-- walk: column lineage of every output column (`lineage.column_lineage`);
-- capture: the three together (what the capture spends on the plan; target <= 50 ms).
+- before: the JVM's `toJSON()` (and its transfer to Python), then `plan.parse_plan`;
+- after: `plan_reader.read_plan` (the compiled compact reader, then `plan.parse_compact`);
+- walk: column lineage of every output column (`lineage.column_lineage`), on each tree;
+- capture: read + walk (what the capture spends on the plan; the issue's target is <= 50 ms).
 
-    .venv/bin/python bench/plan_walk.py [--columns 300] [--steps 100] [--repeats 7]
+Both trees must give the same lineage (checked). The reader's one-time compile is printed apart.
+
+    .venv/bin/python bench/plan_walk.py [--columns 300] [--steps 100] [--repeats 5]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import tempfile
@@ -30,6 +33,7 @@ from pyspark.sql import functions as F  # noqa: E402
 
 from plumbline.spark.lineage import DIRECT, IDENTITY, column_lineage  # noqa: E402
 from plumbline.spark.plan import parse_plan  # noqa: E402
+from plumbline.spark.plan_reader import read_plan, reader_for  # noqa: E402
 
 
 def wide_plan(spark: SparkSession, columns: int, steps: int, work: Path) -> Any:
@@ -53,7 +57,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--columns", type=int, default=300)
     parser.add_argument("--steps", type=int, default=100)
-    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
     spark = (
         SparkSession.builder.master("local[1]")
@@ -62,32 +66,56 @@ def main() -> None:
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
+    began = time.perf_counter()
+    if reader_for(spark._jvm) is None:
+        sys.exit("the compact reader did not compile (see the log line above)")
+    compiled = time.perf_counter() - began
+
+    def source_of(leaf: Any, column: str) -> Any:
+        return {("src", column): {(DIRECT, IDENTITY)}}
+
     with tempfile.TemporaryDirectory() as tmp:
         analyzed = wide_plan(spark, args.columns, args.steps, Path(tmp))
-        times: dict[str, list[float]] = {"json": [], "parse": [], "walk": [], "capture": []}
+        sizes = {"before": len(str(analyzed.toJSON())), "after": 0}
+        sizes["after"] = len(str(reader_for(spark._jvm).compactJson(analyzed)))
+        times: dict[str, dict[str, list[float]]] = {
+            way: {"read": [], "walk": [], "capture": []} for way in ("before", "after")
+        }
+        answers = {}
         for _ in range(args.repeats):
-            began = time.perf_counter()
-            text = str(analyzed.toJSON())
-            got_json = time.perf_counter()
-            root = parse_plan(text)
-            parsed = time.perf_counter()
-            result = column_lineage(
-                root, lambda leaf, column: {("src", column): {(DIRECT, IDENTITY)}}
-            )
-            walked = time.perf_counter()
-            times["json"].append(got_json - began)
-            times["parse"].append(parsed - got_json)
-            times["walk"].append(walked - parsed)
-            times["capture"].append(walked - began)
+            for way in ("before", "after"):
+                began = time.perf_counter()
+                if way == "before":
+                    root = parse_plan(str(analyzed.toJSON()))
+                else:
+                    root = read_plan(spark._jvm, analyzed)
+                read = time.perf_counter()
+                answers[way] = column_lineage(root, source_of)
+                walked = time.perf_counter()
+                times[way]["read"].append(read - began)
+                times[way]["walk"].append(walked - read)
+                times[way]["capture"].append(walked - began)
+    version = spark.version
     spark.stop()
-    print(
-        f"spark {spark.version}, {args.columns} columns, {args.steps} steps, plan JSON {len(text) / 1e6:.1f} MB"
+    same = (answers["before"].columns, answers["before"].dataset) == (
+        answers["after"].columns,
+        answers["after"].dataset,
     )
-    print(f"columns with lineage: {len(result.columns)}")
-    for name, values in times.items():
-        print(
-            f"{name:8s} median {statistics.median(values) * 1000:7.1f} ms  (min {min(values) * 1000:.1f}, max {max(values) * 1000:.1f})"
-        )
+    print(f"spark {version}, {args.columns} columns, {args.steps} steps, load {_load()}")
+    print(f"plan text: before {sizes['before'] / 1e6:.2f} MB, after {sizes['after'] / 1e6:.2f} MB")
+    print(f"reader compile (once per JVM): {compiled * 1000:.0f} ms")
+    print(f"columns with lineage: {len(answers['after'].columns)}; same lineage both ways: {same}")
+    print(f"{'median ms':10s} {'before':>10s} {'after':>10s} {'ratio':>8s}")
+    for part in ("read", "walk", "capture"):
+        old = statistics.median(times["before"][part])
+        new = statistics.median(times["after"][part])
+        print(f"{part:10s} {old * 1000:10.1f} {new * 1000:10.1f} {old / new:7.1f}x")
+    if not same:
+        sys.exit("the two reads gave different lineage")
+
+
+def _load() -> str:
+    return " ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """From one Spark QueryExecution to a plain description of the action it ran.
 
-`describe_action` reads the analyzed plan's JSON in one call, walks it in Python (inputs,
+`describe_action` reads the analyzed plan in one call (`plan_reader`), walks it in Python (inputs,
 column lineage), and makes a few targeted py4j calls for what the JSON leaves out (paths,
 table identifiers, save modes, metric values). The result, `ActionFacts`, holds no JVM objects.
 """
@@ -21,7 +21,8 @@ from plumbline.spark.ddl import (
 )
 from plumbline.spark.facts import ActionFacts, DatasetFacts
 from plumbline.spark.lineage import Deps, LineageResult, LineageWalker, output_names, write_query
-from plumbline.spark.plan import Node, parse_plan
+from plumbline.spark.plan import Node
+from plumbline.spark.plan_reader import read_plan
 from plumbline.spark.sources import LeafRead, rdd_read, relation_read
 from plumbline.spark.vocabulary import (
     ADAPTIVE_PLAN,
@@ -50,7 +51,7 @@ class _Extraction:
         self.session = session
         self.qe = qe
         self.analyzed = qe.analyzed()
-        self.root = parse_plan(str(self.analyzed.toJSON()))
+        self.root = read_plan(jvm.bound_jvm(), self.analyzed)
         self.inputs: dict[str, DatasetFacts] = {}
         self.leaf_reads: dict[int, LeafRead] = {}
         self.walker = LineageWalker(self._leaf_deps)

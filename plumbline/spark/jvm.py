@@ -177,6 +177,11 @@ def bind_jvm(jvm: Any) -> None:
     _JVM[0] = jvm
 
 
+def bound_jvm() -> Any:
+    """The py4j JVM view `bind_jvm` remembered (None before `enable`)."""
+    return _JVM[0]
+
+
 def warehouse_uri(session: Any) -> str:
     """The session catalog's warehouse directory as a URI without trailing slash."""
     location = str(session.conf().get("spark.sql.warehouse.dir")).rstrip("/")

@@ -17,10 +17,11 @@ form (`{"class": ..., "fields": {...}, "children": [...]}`) that the recorded pl
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
+
+import orjson
 
 from plumbline.spark.errors import PlanError
 
@@ -34,11 +35,11 @@ class Node:
     cls: str
     fields: dict[str, Any]
     children: list[Node] = field(default_factory=list)
+    # the simple class name (`Project`, `AttributeReference`...)
+    name: str = field(init=False, repr=False, compare=False)
 
-    @property
-    def name(self) -> str:
-        """The simple class name (`Project`, `AttributeReference`...)."""
-        return self.cls.rsplit(".", 1)[-1].rstrip("$")
+    def __post_init__(self) -> None:
+        self.name = self.cls.rsplit(".", 1)[-1].rstrip("$")
 
     def walk(self) -> Iterator[Node]:
         """This node and its descendants in pre-order (children only, not tree-valued fields)."""
@@ -107,59 +108,117 @@ def _decode(value: Any) -> Any:
     return {k: _decode(v) for k, v in value.items()}
 
 
-def _is_tree(value: Any) -> bool:
-    return (
-        isinstance(value, list)
-        and bool(value)
-        and isinstance(value[0], dict)
-        and "class" in value[0]
-        and "num-children" in value[0]
-    )
+class _Decoder:
+    """Turns Catalyst's pre-order node lists into `Node`s.
 
+    `shared` holds nodes written once and referenced by a negative integer `-1 - index` in place
+    of a node (the compact form of `plan_reader`: each distinct attribute once). A reference is
+    the same `Node` object wherever it appears.
+    """
 
-def _is_trees(value: Any) -> bool:
-    """A list of trees, or of lists of trees (`Expand.projections`)."""
-    return (
-        isinstance(value, list) and bool(value) and all(_is_tree(v) or _is_trees(v) for v in value)
-    )
+    def __init__(self, shared: list[Node]) -> None:
+        self.shared = shared
 
+    def is_tree(self, value: Any) -> bool:
+        if not isinstance(value, list) or not value:
+            return False
+        first = value[0]
+        if type(first) is int:
+            return first < 0 and bool(self.shared)
+        return isinstance(first, dict) and "class" in first and "num-children" in first
 
-def _convert(value: Any) -> Any:
-    if _is_tree(value):
-        return build_tree(value)
-    if _is_trees(value):
-        return [_convert(v) for v in value]
-    return value
+    def is_trees(self, value: Any) -> bool:
+        """A list of trees, or of lists of trees (`Expand.projections`)."""
+        return (
+            isinstance(value, list)
+            and bool(value)
+            and all(self.is_tree(v) or self.is_trees(v) for v in value)
+        )
 
+    def convert(self, value: Any) -> Any:
+        if type(value) is not list or not value:
+            return value
+        first = value[0]
+        if type(first) is int:  # child indices, or a tree that is one shared expression
+            return self.tree(value) if first < 0 and self.shared else value
+        if type(first) is dict:
+            return self.tree(value) if "class" in first and "num-children" in first else value
+        if self.is_trees(value):
+            return [self.convert(v) for v in value]
+        return value
 
-def build_tree(nodes: list[dict[str, Any]]) -> Node:
-    """Rebuild one tree from its pre-order node list."""
-    position = 0
+    def node(self, raw: dict[str, Any]) -> Node:
+        """One node with its own fields (no children yet)."""
+        convert = self.convert
+        own = {
+            k: convert(v) if type(v) is list else v
+            for k, v in raw.items()
+            if k != "class" and k != "num-children"
+        }
+        return Node(str(raw["class"]), own)
 
-    def take() -> Node:
-        nonlocal position
+    def tree(self, nodes: list[Any]) -> Node:
+        """Rebuild one tree from its pre-order node list."""
+        root, end = self._take(nodes, 0)
+        if end != len(nodes):
+            raise PlanError(f"plan JSON has {len(nodes) - end} nodes after the root tree")
+        return root
+
+    def _take(self, nodes: list[Any], position: int) -> tuple[Node, int]:
+        """The tree starting at `position`, and the position after it."""
         if position >= len(nodes):
             raise PlanError("plan JSON ends before all children were read")
         raw = nodes[position]
         position += 1
-        own = {k: _convert(v) for k, v in raw.items() if k not in ("class", "num-children")}
-        node = Node(str(raw["class"]), own)
-        for _ in range(int(raw.get("num-children", 0))):
-            node.children.append(take())
-        return node
+        if type(raw) is int:
+            if not -len(self.shared) <= raw < 0:
+                raise PlanError(f"plan JSON refers to a shared tree {raw} it does not have")
+            return self.shared[-1 - raw], position
+        node = self.node(raw)
+        count = raw.get("num-children", 0)
+        if count:
+            children = node.children
+            for _ in range(int(count)):
+                child, position = self._take(nodes, position)
+                children.append(child)
+        return node, position
 
-    root = take()
-    if position != len(nodes):
-        raise PlanError(f"plan JSON has {len(nodes) - position} nodes after the root tree")
-    return root
+
+def build_tree(nodes: list[dict[str, Any]]) -> Node:
+    """Rebuild one tree from its pre-order node list."""
+    return _Decoder([]).tree(nodes)
 
 
 def parse_plan(text: str) -> Node:
     """Parse the output of `toJSON()` into a tree of `Node`s."""
     try:
-        data = json.loads(text)
+        data = orjson.loads(text)
     except ValueError as exc:
         raise PlanError(f"plan JSON is not valid JSON: {exc}") from exc
-    if not _is_tree(data):
+    decoder = _Decoder([])
+    if not decoder.is_tree(data):
         raise PlanError("plan JSON is not a node list")
-    return build_tree(data)
+    return decoder.tree(data)
+
+
+def parse_compact(text: str) -> Node:
+    """Parse the compact form `plan_reader` reads: `[[shared tree, ...], [plan node, ...]]`.
+
+    Each shared tree (a node list like the plan's) is an expression written once; node lists
+    after it, the plan's included, refer to it by `-1 - index` in place of its nodes. The result
+    is the tree `parse_plan` gives for the same plan's `toJSON()`, with equal expressions shared.
+    """
+    try:
+        data = orjson.loads(text)
+    except ValueError as exc:
+        raise PlanError(f"compact plan is not valid JSON: {exc}") from exc
+    if not (isinstance(data, list) and len(data) == 2 and all(isinstance(d, list) for d in data)):
+        raise PlanError("compact plan is not [shared trees, plan nodes]")
+    decoder = _Decoder([])
+    for entry in data[0]:
+        if not isinstance(entry, list) or not entry or not isinstance(entry[0], dict):
+            raise PlanError("a shared tree of a compact plan is not a node list")
+        decoder.shared.append(decoder.tree(entry))
+    if not decoder.is_tree(data[1]):
+        raise PlanError("compact plan has no node list")
+    return decoder.tree(data[1])

@@ -1,0 +1,264 @@
+public class PlumblinePlanJson {
+    private final java.util.HashMap names = new java.util.HashMap();
+    private final java.util.IdentityHashMap dataTypes = new java.util.IdentityHashMap();
+    private final Class seqClass;
+    private final Object reflection;
+    private final java.lang.reflect.Method paramNames;
+    private final java.lang.reflect.Method parseToJson;
+    private final Object jsonMethods;
+    private final java.lang.reflect.Method compact;
+    private final Object nothing;
+    private final java.util.HashMap own = new java.util.HashMap();
+    private boolean sharing;
+    private int plans;
+    private final java.util.HashMap shared = new java.util.HashMap();
+    private StringBuilder sharedText;
+
+
+    public PlumblinePlanJson() throws Exception {
+        ClassLoader loader = org.apache.spark.sql.catalyst.trees.TreeNode.class.getClassLoader();
+        String version = scala.util.Properties.versionNumberString();
+        seqClass = Class.forName(version.startsWith("2.12") ? "scala.collection.Seq" : "scala.collection.immutable.Seq", false, loader);
+        Class reflectionClass = Class.forName("org.apache.spark.sql.catalyst.ScalaReflection$", true, loader);
+        reflection = reflectionClass.getField("MODULE$").get(null);
+        paramNames = reflectionClass.getMethod("getConstructorParameterNames", new Class[] {Class.class});
+        Class jvalue = Class.forName(version.startsWith("2.12") ? "org.json4s.JsonAST$JValue" : "org.json4s.JValue", false, loader);
+        parseToJson = org.apache.spark.sql.catalyst.trees.TreeNode.class.getDeclaredMethod("parseToJson", new Class[] {Object.class});
+        parseToJson.setAccessible(true);
+        Class methods = Class.forName("org.json4s.jackson.JsonMethods$", true, loader);
+        jsonMethods = methods.getField("MODULE$").get(null);
+        compact = methods.getMethod("compact", new Class[] {jvalue});
+        Class nothingClass = Class.forName(version.startsWith("2.12") ? "org.json4s.JsonAST$JNothing$" : "org.json4s.JNothing$", true, loader);
+        nothing = nothingClass.getField("MODULE$").get(null);
+    }
+
+    public String json(org.apache.spark.sql.catalyst.trees.TreeNode root) throws Exception {
+        sharing = false;
+        StringBuilder out = new StringBuilder(1 << 16);
+        tree(root, out);
+        return out.toString();
+    }
+
+    public String compactJson(org.apache.spark.sql.catalyst.trees.TreeNode root) throws Exception {
+        sharing = true;
+        shared.clear();
+        sharedText = new StringBuilder(1 << 14);
+        StringBuilder out = new StringBuilder(1 << 16);
+        out.append("[[");
+        StringBuilder plan = new StringBuilder(1 << 16);
+        tree(root, plan);
+        out.append(sharedText).append("],").append(plan).append(']');
+        sharedText = null;
+        shared.clear();
+        return out.toString();
+    }
+
+    private String[] names(Class cls) throws Exception {
+        String[] found = (String[]) names.get(cls);
+        if (found == null) {
+            scala.collection.Seq seq = (scala.collection.Seq) paramNames.invoke(reflection, new Object[] {cls});
+            found = new String[seq.length()];
+            scala.collection.Iterator it = seq.iterator();
+            for (int i = 0; it.hasNext(); i++) found[i] = (String) it.next();
+            names.put(cls, found);
+        }
+        return found;
+    }
+
+    private void tree(org.apache.spark.sql.catalyst.trees.TreeNode root, StringBuilder out) throws Exception {
+        out.append('[');
+        node(root, out, true);
+        out.append(']');
+    }
+
+    private void node(org.apache.spark.sql.catalyst.trees.TreeNode node, StringBuilder out, boolean first) throws Exception {
+        if (!first) out.append(',');
+        if (sharing && node instanceof org.apache.spark.sql.catalyst.expressions.Expression) {
+            int plansBefore = plans;
+            StringBuilder own = new StringBuilder(256);
+            own.append('[');
+            subtree(node, own);
+            own.append(']');
+            if (plans != plansBefore) {  // a subquery's plan inside: written in place, never shared
+                out.append(own, 1, own.length() - 1);
+                return;
+            }
+            String text = own.toString();
+            Integer index = (Integer) shared.get(text);
+            if (index == null) {
+                index = Integer.valueOf(shared.size());
+                shared.put(text, index);
+                if (index.intValue() > 0) sharedText.append(',');
+                sharedText.append(text);
+            }
+            out.append(-1 - index.intValue());
+            return;
+        }
+        if (sharing && !(node instanceof org.apache.spark.sql.catalyst.expressions.Expression)) plans++;
+        subtree(node, out);
+    }
+
+    private void subtree(org.apache.spark.sql.catalyst.trees.TreeNode node, StringBuilder out) throws Exception {
+        if (node instanceof org.apache.spark.sql.catalyst.expressions.PlanExpression) plans++;
+        scala.collection.Seq children = node.children();
+        fields(node, children, out);
+        scala.collection.Iterator it = children.iterator();
+        while (it.hasNext()) node((org.apache.spark.sql.catalyst.trees.TreeNode) it.next(), out, false);
+    }
+
+    private void fields(org.apache.spark.sql.catalyst.trees.TreeNode node, scala.collection.Seq children, StringBuilder out) throws Exception {
+        out.append("{\"class\":");
+        string(node.getClass().getName(), out);
+        out.append(",\"num-children\":").append(children.length());
+        if (ownFields(node.getClass())) {
+            scala.collection.Iterator fields = node.jsonFields().iterator();
+            while (fields.hasNext()) {
+                scala.Tuple2 field = (scala.Tuple2) fields.next();
+                if (field._2() == nothing) continue;
+                out.append(',');
+                string((String) field._1(), out);
+                out.append(':');
+                out.append((String) compact.invoke(jsonMethods, new Object[] {field._2()}));
+            }
+        } else {
+            plainFields(node, children, out);
+        }
+        out.append('}');
+    }
+
+    private boolean ownFields(Class cls) throws Exception {
+        Boolean found = (Boolean) own.get(cls);
+        if (found == null) {
+            found = Boolean.valueOf(cls.getMethod("jsonFields", new Class[0]).getDeclaringClass() != org.apache.spark.sql.catalyst.trees.TreeNode.class);
+            own.put(cls, found);
+        }
+        return found.booleanValue();
+    }
+
+    private void plainFields(org.apache.spark.sql.catalyst.trees.TreeNode node, scala.collection.Seq children, StringBuilder out) throws Exception {
+        String[] keys = names(node.getClass());
+        scala.collection.Iterator values = node.productIterator();
+        scala.collection.Iterator extra = node.otherCopyArgs().iterator();
+        int i = 0;
+        while (values.hasNext() || extra.hasNext()) {
+            Object value = values.hasNext() ? values.next() : extra.next();
+            if (i >= keys.length) throw new IllegalStateException("more values than fields: " + node.getClass().getName());
+            int mark = out.length();
+            out.append(',');
+            string(keys[i++], out);
+            out.append(':');
+            if (!field(node, children, value, out)) out.setLength(mark);
+        }
+        if (i != keys.length) throw new IllegalStateException("fewer values than fields: " + node.getClass().getName());
+    }
+
+    private boolean field(org.apache.spark.sql.catalyst.trees.TreeNode node, scala.collection.Seq children, Object value, StringBuilder out) throws Exception {
+        if (value instanceof org.apache.spark.sql.catalyst.trees.TreeNode && node.containsChild().contains(value)) {
+            out.append(children.indexOf(value));
+            return true;
+        }
+        if (seqClass.isInstance(value)) {
+            scala.collection.Iterator it = ((scala.collection.Seq) value).iterator();
+            boolean all = true;
+            while (all && it.hasNext()) all = node.containsChild().contains(it.next());
+            if (all) {
+                out.append('[');
+                it = ((scala.collection.Seq) value).iterator();
+                for (int i = 0; it.hasNext(); i++) {
+                    if (i > 0) out.append(',');
+                    out.append(children.indexOf(it.next()));
+                }
+                out.append(']');
+                return true;
+            }
+        }
+        return value(node, value, out);
+    }
+
+    private boolean value(org.apache.spark.sql.catalyst.trees.TreeNode node, Object value, StringBuilder out) throws Exception {
+        if (value == null) { out.append("null"); return true; }
+        if (value instanceof String) { string((String) value, out); return true; }
+        if (value instanceof Boolean || value instanceof Integer || value instanceof Long
+                || value instanceof Short || value instanceof Byte) {
+            out.append(value.toString());
+            return true;
+        }
+        if (value instanceof java.util.UUID) { string(value.toString(), out); return true; }
+        if (value instanceof org.apache.spark.sql.types.DataType) {
+            String text = (String) dataTypes.get(value);
+            if (text == null) {
+                text = ((org.apache.spark.sql.types.DataType) value).json();
+                dataTypes.put(value, text);
+            }
+            out.append(text);
+            return true;
+        }
+        if (value instanceof org.apache.spark.sql.types.Metadata) { out.append("{}"); return true; }
+        if (value instanceof org.apache.spark.sql.catalyst.trees.TreeNode) {
+            tree((org.apache.spark.sql.catalyst.trees.TreeNode) value, out);
+            return true;
+        }
+        if (value instanceof scala.Option) {
+            scala.Option option = (scala.Option) value;
+            return option.isEmpty() ? false : value(node, option.get(), out);
+        }
+        if (seqClass.isInstance(value) && !((scala.collection.Seq) value).isEmpty()) {
+            scala.collection.Iterator it = ((scala.collection.Seq) value).iterator();
+            boolean trees = true;
+            while (trees && it.hasNext()) trees = it.next() instanceof org.apache.spark.sql.catalyst.trees.TreeNode;
+            if (trees) {
+                out.append('[');
+                it = ((scala.collection.Seq) value).iterator();
+                for (int i = 0; it.hasNext(); i++) {
+                    if (i > 0) out.append(',');
+                    tree((org.apache.spark.sql.catalyst.trees.TreeNode) it.next(), out);
+                }
+                out.append(']');
+                return true;
+            }
+        }
+        if (value instanceof org.apache.spark.sql.catalyst.expressions.ExprId) {
+            String[] keys = names(value.getClass());
+            scala.collection.Iterator it = ((scala.Product) value).productIterator();
+            out.append("{\"product-class\":");
+            string(value.getClass().getName(), out);
+            for (int i = 0; it.hasNext(); i++) {
+                int mark = out.length();
+                out.append(',');
+                string(keys[i], out);
+                out.append(':');
+                if (!value(node, it.next(), out)) out.setLength(mark);
+            }
+            out.append('}');
+            return true;
+        }
+        Object json = parseToJson.invoke(node, new Object[] {value});
+        if (json == nothing) return false;
+        out.append((String) compact.invoke(jsonMethods, new Object[] {json}));
+        return true;
+    }
+
+    private static void string(String text, StringBuilder out) {
+        out.append('"');
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            switch (c) {
+                case '"': out.append("\\\""); break;
+                case '\\': out.append("\\\\"); break;
+                case '\n': out.append("\\n"); break;
+                case '\r': out.append("\\r"); break;
+                case '\t': out.append("\\t"); break;
+                default:
+                    if (c < 0x20) {
+                        String hex = Integer.toHexString(c);
+                        out.append("\\u");
+                        for (int k = hex.length(); k < 4; k++) out.append('0');
+                        out.append(hex);
+                    } else {
+                        out.append(c);
+                    }
+            }
+        }
+        out.append('"');
+    }
+}

@@ -1,0 +1,77 @@
+"""Reading an analyzed plan out of the JVM as `plan.Node`s, in one call, fast.
+
+Catalyst's `TreeNode.toJSON()` is slow on big plans: it looks every node's constructor parameter
+names up through Scala runtime reflection (tens of microseconds per node), and a wide plan
+repeats each attribute in every projection above it (a 300-column output built in 100 steps:
+30,000 attribute nodes, 11 MB of JSON, seconds to write and as long to decode).
+
+The reader compiles, once per JVM, a small Java class (`java/PlumblinePlanJson.java`) with
+Janino, the compiler Spark ships for its code generation. It writes the JSON `toJSON()` writes,
+with the parameter names cached per class, nodes whose class overrides `jsonFields` (`Literal`)
+and rare field values left to Catalyst's own code, and in a compact form: each distinct
+`AttributeReference` once, referred to by index everywhere else (`plan.parse_compact`). The
+`Node`s are the ones `plan.parse_plan(toJSON())` gives (tests/spark/test_plan_reader.py).
+
+If the class cannot be compiled, or a read fails, the reader logs one line and reads that plan
+(and, after a compile failure, every plan) with `toJSON()`.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+from typing import Any
+
+from plumbline.spark.plan import Node, parse_compact, parse_plan
+
+log = logging.getLogger(__name__)
+
+SOURCE = Path(__file__).with_name("java") / "PlumblinePlanJson.java"
+CLASS_NAME = "PlumblinePlanJson"
+
+_lock = threading.Lock()
+# the compiled reader of the last JVM seen: (py4j JVM view, reader or None when it failed)
+_reader: list[tuple[Any, Any]] = []
+
+
+def compile_reader(jvm: Any) -> Any:
+    """Compile the Java reader in `jvm` and return an instance (raises on failure)."""
+    compiler = jvm.org.codehaus.janino.SimpleCompiler()
+    tree_node = jvm.org.apache.spark.sql.catalyst.trees.TreeNode._java_lang_class
+    compiler.setParentClassLoader(tree_node.getClassLoader())
+    compiler.cook(SOURCE.read_text(encoding="utf-8"))
+    return compiler.getClassLoader().loadClass(CLASS_NAME).newInstance()
+
+
+def reader_for(jvm: Any) -> Any | None:
+    """The JVM's compiled reader, compiled on first use; None if it cannot be compiled."""
+    with _lock:
+        if not _reader or _reader[0][0] is not jvm:
+            try:
+                reader = compile_reader(jvm)
+            except Exception as exc:  # a JVM without Janino, a Catalyst it does not fit
+                log.warning(
+                    "plumbline reads plans with toJSON(): no compact reader (%s)", _line(exc)
+                )
+                reader = None
+            _reader[:] = [(jvm, reader)]
+        return _reader[0][1]
+
+
+def read_plan(jvm: Any, plan: Any) -> Node:
+    """The JVM plan `plan` (any Catalyst TreeNode) as a tree of `Node`s."""
+    reader = reader_for(jvm) if jvm is not None else None
+    if reader is not None:
+        try:
+            return parse_compact(str(reader.compactJson(plan)))
+        except Exception as exc:
+            log.warning("plumbline compact plan read failed, using toJSON() (%s)", _line(exc))
+    return parse_plan(str(plan.toJSON()))
+
+
+def _line(exc: BaseException) -> str:
+    """One line naming the error (a Java exception's own class and message, not py4j's)."""
+    java = getattr(exc, "java_exception", None)
+    text = str(java.toString() if java is not None else exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0][:300]}" if text else type(exc).__name__
