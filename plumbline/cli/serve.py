@@ -60,6 +60,13 @@ from plumbline.store import default_db_url, is_sqlite
     help="Largest request body accepted, also after gzip decompression (default 10 MiB).",
 )
 @click.option(
+    "--ingest-memory-bytes",
+    type=int,
+    default=None,
+    help="Memory all concurrent POST /api/v1/lineage requests may hold; beyond it they get "
+    "503 + Retry-After (default 512 MiB).",
+)
+@click.option(
     "--access-log/--no-access-log",
     default=None,
     help="One line per request on stderr: method, path, status, time, token name (default on).",
@@ -102,6 +109,7 @@ def serve(
     store: str | None,
     catalog_options: tuple[str, ...],
     max_body_bytes: int | None,
+    ingest_memory_bytes: int | None,
     access_log: bool | None,
     allowed_hosts: tuple[str, ...],
     auth_meta: bool | None,
@@ -131,6 +139,7 @@ def serve(
             notify_urls=notify_urls,
             catalog_options=catalog_options,
             max_body_bytes=max_body_bytes,
+            ingest_memory_bytes=ingest_memory_bytes,
             access_log=access_log,
             allowed_hosts=allowed_hosts,
             auth_meta=auth_meta,

@@ -48,33 +48,66 @@ def parse_body(body: bytes) -> ParsedBody:
 
     Raises :class:`MalformedBodyError` when the body is not JSON or is an empty array.
     """
-    if body.lstrip(_JSON_WHITESPACE)[:1] != b"[":
+    split = split_body(body)
+    if split is None:
+        return _parse_decoded(body)
+    if not split.is_batch:
         # one event (or what json reads otherwise: a byte-order mark, UTF-16): not checked first,
         # the fast path decodes all of it or declines
         parsed = fast_parse_event(body)
         return ParsedBody([parsed], [body], False) if parsed else _parse_decoded(body)
+    return ParsedBody([parse_element(data) for data in split.sent], split.sent, True)
+
+
+@dataclass(frozen=True)
+class SplitBody:
+    """A body's events as their own bytes, before any is parsed: ingestion parses and stores a
+    batch a slice at a time (:func:`parse_element` each), so its memory follows the slice."""
+
+    sent: list[bytes]
+    is_batch: bool
+
+
+def split_body(body: bytes) -> SplitBody | None:
+    """The events of a body as bytes: an array's elements, or the body as one event. None when
+    the whole body must take the slow path (:func:`parse_body` then decodes it at once): the
+    splitter cannot read it, or an element is not UTF-8 (json refuses the whole body then).
+
+    Raises :class:`MalformedBodyError` for an empty array.
+    """
+    if body.lstrip(_JSON_WHITESPACE)[:1] != b"[":
+        return SplitBody([body], False)
     try:
         sent = [bytes(element) for element in _BATCH.decode(body)]
     except (msgspec.DecodeError, UnicodeDecodeError):
-        return _parse_decoded(body)
+        return None
     except RecursionError:  # an element nested too deep for the splitter: split without it
         sent = split_array(body)
     split_batch(sent)  # the same error as before for an empty batch
-    outcomes: list[Outcome] = []
-    for data in sent:
-        parsed = fast_parse_event(data)
-        if parsed is not None:
-            outcomes.append(parsed)
-            continue
-        try:
-            document = decode_json(data)
-        except TooDeepError:  # this event alone is rejected, its neighbours go on
-            outcomes.append(EventValidationError([nesting_depth_error()]))
-            continue
-        except MalformedBodyError:  # bytes the splitter took and json does not (bad UTF-8)
-            return _parse_decoded(body)  # raises the error for the whole body, as before
-        outcomes.append(_slow(document))
-    return ParsedBody(outcomes, sent, True)
+    if not all(data.isascii() or _is_utf8(data) for data in sent):
+        return None
+    return SplitBody(sent, True)
+
+
+def parse_element(data: bytes) -> Outcome:
+    """One element of a batch, parsed: the event, or why it is rejected. Raises
+    :class:`MalformedBodyError` for bytes json does not read (not for :func:`split_body`'s)."""
+    parsed = fast_parse_event(data)
+    if parsed is not None:
+        return parsed
+    try:
+        document = decode_json(data)
+    except TooDeepError:  # this event alone is rejected, its neighbours go on
+        return EventValidationError([nesting_depth_error()])
+    return _slow(document)
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8", "surrogatepass")  # as json.loads reads bytes
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _parse_decoded(body: bytes) -> ParsedBody:

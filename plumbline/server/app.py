@@ -16,6 +16,7 @@ from plumbline.server.api import routers as read_api_routers
 from plumbline.server.catalog import routes as catalog_routes
 from plumbline.server.errors import install_error_handlers
 from plumbline.server.fresh_reads import FreshReads
+from plumbline.server.ingest_budget import IngestBudget
 from plumbline.server.meta_auth import MetaAuth
 from plumbline.server.request_guard import RequestGuard
 from plumbline.server.security_headers import SecurityHeaders
@@ -53,6 +54,7 @@ def create_app(settings: ServerSettings) -> FastAPI:
     )
     app.state.settings = settings
     app.state.engine = engine
+    app.state.ingest_budget = IngestBudget(settings.ingest_memory_bytes)
     install_error_handlers(app)
     if writer is not None:
         app.add_middleware(FreshReads, engine=engine, writer=writer)

@@ -21,8 +21,10 @@ from typing import Any
 
 from plumbline.errors import PlumblineError
 from plumbline.openlineage.urls import target_key
+from plumbline.server.ingest_budget import minimum_budget
 from plumbline.server.outbox.policy import ENV_VARS, OutboxPolicy
 from plumbline.server.settings import (
+    DEFAULT_INGEST_MEMORY_BYTES,
     DEFAULT_MAX_BODY_BYTES,
     MAX_BODY_BYTES_LIMIT,
     ForwardTarget,
@@ -73,6 +75,7 @@ CONFIG_KEYS = frozenset(
         "auth",
         "store",
         "max_body_bytes",
+        "ingest_memory_bytes",
         "access_log",
         "allowed_hosts",
         "auth_meta",
@@ -111,6 +114,7 @@ def build_settings(
     notify_urls: tuple[str, ...] = (),
     catalog_options: tuple[str, ...] = (),
     max_body_bytes: int | None = None,
+    ingest_memory_bytes: int | None = None,
     access_log: bool | None = None,
     allowed_hosts: tuple[str, ...] = (),
     auth_meta: bool | None = None,
@@ -154,6 +158,7 @@ def build_settings(
         catalogs[name] = properties
     rules, check_seconds = _alert_settings(file_config.get("alerts", {}))
     notify = _notify_targets(file_config.get("notify", []), notify_urls)
+    body_limit = _max_body_bytes(max_body_bytes, file_config)
     return ServerSettings(
         db_url=db_url,
         alerts=rules,
@@ -167,7 +172,8 @@ def build_settings(
         store=store if store is not None else bool(file_config.get("store", True)),
         forward=tuple(forward),
         catalogs=catalogs,
-        max_body_bytes=_max_body_bytes(max_body_bytes, file_config),
+        max_body_bytes=body_limit,
+        ingest_memory_bytes=_ingest_memory_bytes(ingest_memory_bytes, file_config, body_limit),
         access_log=access_log
         if access_log is not None
         else bool(file_config.get("access_log", True)),
@@ -275,6 +281,25 @@ def _max_body_bytes(given: int | None, file_config: dict[str, Any]) -> int:
     if not 1 <= value <= MAX_BODY_BYTES_LIMIT:
         raise ConfigError(
             f"max_body_bytes must be from 1 to {MAX_BODY_BYTES_LIMIT} (1 GiB), not {value}"
+        )
+    return value
+
+
+def _ingest_memory_bytes(given: int | None, file_config: dict[str, Any], body_limit: int) -> int:
+    """The ingestion memory budget: at least what one request of the largest body may hold
+    (unset: the default, raised to that when the body limit needs more)."""
+    least = minimum_budget(body_limit)
+    value = (
+        given
+        if given is not None
+        else _config_int(
+            file_config, "ingest_memory_bytes", max(DEFAULT_INGEST_MEMORY_BYTES, least)
+        )
+    )
+    if value < least:
+        raise ConfigError(
+            f"ingest_memory_bytes must be at least {least} (what one request of "
+            f"max_body_bytes {body_limit} may hold), not {value}"
         )
     return value
 

@@ -13,6 +13,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from plumbline.errors import PlumblineError
 
+RETRY_AFTER_SECONDS = 1  # what a 503 (the ingestion memory budget in use) asks to wait
+
 
 @dataclass(frozen=True)
 class FieldError:
@@ -76,4 +78,9 @@ def install_error_handlers(app: FastAPI) -> None:
 
 
 def _auth_headers(status: int) -> dict[str, str] | None:
-    return {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    """Headers an error of ``status`` needs: how to authenticate (401), when to retry (503)."""
+    if status == 401:
+        return {"WWW-Authenticate": "Bearer"}
+    if status == 503:
+        return {"Retry-After": str(RETRY_AFTER_SECONDS)}
+    return None

@@ -3,15 +3,19 @@
 The body is read here, not by FastAPI, so that its size is checked before and after gzip
 decompression. Each event is validated on its own: a batch answers 201 when at least one event is
 accepted and lists the rejected ones by index; 422 when none is. Accepted events are stored (and
-queued for forwarding) in one transaction.
+queued for forwarding) in one transaction per slice of a batch (about 1 MiB of events: what the
+request holds parsed at a time), its memory reserved from the process's ingestion budget first
+(:mod:`plumbline.server.ingest_budget`: 503 + Retry-After when it is in use).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import logging
+from collections.abc import Callable, Iterator
 from typing import Annotated, Any
 
+import msgspec
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
@@ -25,16 +29,28 @@ from plumbline.openlineage import (
     parse_body,
     parse_event,
 )
+from plumbline.openlineage.body import Outcome, parse_element, split_body
 from plumbline.openlineage.decode import (
     BodyTooLargeError,
     MalformedBodyError,
     UnsupportedEncodingError,
     decompress,
 )
+from plumbline.openlineage.errors import Violation
 from plumbline.server import forwarding, metrics
 from plumbline.server.auth import Principal, require
 from plumbline.server.catalog import enrich_event
 from plumbline.server.errors import APIError, FieldError
+from plumbline.server.ingest_budget import (
+    DECOMPRESS_COST,
+    PARSE_COST,
+    RECEIVE_COST,
+    SLICE_BYTES,
+    SPLIT_COST,
+    IngestBudget,
+    Reservation,
+    request_cost,
+)
 from plumbline.server.settings import ServerSettings
 from plumbline.store.write import writer_for
 
@@ -98,6 +114,10 @@ _REQUEST_BODY = {
         },
         415: {"model": ErrorBody, "description": "unsupported Content-Encoding"},
         422: {"model": ErrorBody, "description": "no event is valid OpenLineage"},
+        503: {
+            "model": ErrorBody,
+            "description": "the ingestion memory budget is in use: retry after Retry-After seconds",
+        },
     },
     openapi_extra={"requestBody": _REQUEST_BODY},
 )
@@ -106,24 +126,34 @@ async def post_lineage(
 ) -> JSONResponse:
     """Validate and store OpenLineage events; answers 201 with what was accepted and rejected."""
     settings: ServerSettings = request.app.state.settings
-    body = await _read_body(request, settings.max_body_bytes)
-    encoding = request.headers.get("content-encoding")
-    result = await run_in_threadpool(
-        ingest_body, request.app.state.engine, settings, body, encoding, principal
-    )
+    budget: IngestBudget = request.app.state.ingest_budget
+    with budget.reservation() as held:
+        body = await _read_body(request, settings.max_body_bytes, held)
+        encoding = request.headers.get("content-encoding")
+        result = await run_in_threadpool(
+            ingest_body, request.app.state.engine, settings, body, encoding, principal, held
+        )
     return JSONResponse(result, status_code=201)
 
 
-async def _read_body(request: Request, limit: int) -> bytes:
+async def _read_body(request: Request, limit: int, held: Reservation) -> bytes:
+    """The body, its memory reserved before it is read (all at once when its length is
+    declared, else chunk by chunk)."""
     declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise APIError(413, f"the body is over the limit of {limit} bytes")
-    received = bytearray()
-    async for chunk in request.stream():
-        received += chunk
-        if len(received) > limit:
+    if declared is not None and declared.isdigit():
+        if int(declared) > limit:
             raise APIError(413, f"the body is over the limit of {limit} bytes")
-    return bytes(received)
+        if request.headers.get("content-encoding", "identity").strip().lower() == "identity":
+            held.reserve_up_to(request_cost(int(declared)))  # all it will hold, unread yet
+    chunks: list[bytes] = []
+    received = 0
+    async for chunk in request.stream():
+        received += len(chunk)
+        if received > limit:
+            raise APIError(413, f"the body is over the limit of {limit} bytes")
+        held.reserve_up_to(RECEIVE_COST * received)  # beyond what was declared
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def ingest_body(
@@ -132,11 +162,17 @@ def ingest_body(
     body: bytes,
     encoding: str | None,
     principal: Principal,
+    held: Reservation,
 ) -> dict[str, Any]:
-    """Decode, validate and store one request body; raise :class:`APIError` when nothing is accepted."""
+    """Decode, validate and store one request body; raise :class:`APIError` when nothing is
+    accepted. A batch is parsed and stored a slice (``SLICE_BYTES`` of events) at a time, so
+    the request holds the parsed events of one slice, not of the whole batch."""
     try:
+        compressed = (encoding or "identity").strip().lower() not in ("", "identity")
+        if compressed:  # decompression may hold this much before its size is known
+            held.reserve_up_to(held.held + DECOMPRESS_COST * settings.max_body_bytes)
         text = decompress(body, encoding, settings.max_body_bytes)
-        parsed_body = parse_body(text)
+        split = split_body(text)
     except BodyTooLargeError as exc:
         raise APIError(413, str(exc)) from None
     except UnsupportedEncodingError as exc:
@@ -144,65 +180,157 @@ def ingest_body(
     except MalformedBodyError as exc:
         raise APIError(400, str(exc)) from None
 
-    is_batch = parsed_body.is_batch
-    accepted: list[ParsedEvent] = []
-    received: dict[str, bytes] = {}  # digest -> the event as received (to forward)
-    rejected: list[int] = []
-    errors: list[FieldError] = []
-    run_jobs: dict[str, tuple[str, str]] = {}  # run id -> its job, in this request
-    for index, (parsed, sent) in enumerate(
-        zip(parsed_body.outcomes, parsed_body.sent, strict=True)
-    ):
-        if isinstance(parsed, EventValidationError):
-            rejected.append(index)
-            errors.extend(
-                FieldError(v.message, v.field, index if is_batch else None)
-                for v in parsed.violations
-            )
-            continue
-        principal.check_event(parsed.raw)  # 403 for a namespace the token does not cover
-        reused = _reused_run_id(parsed, run_jobs)
-        if reused is not None:
-            rejected.append(index)
-            errors.append(FieldError(reused, "run.runId", index if is_batch else None))
-            continue
-        received[parsed.digest] = sent
-        if settings.catalogs and settings.store:
-            parsed = _enriched(settings, parsed)
-        accepted.append(parsed)
-
-    metrics.record_ingest(len(accepted), len(rejected))
-    if not accepted:
-        message = "the event breaks the OpenLineage specification"
-        if is_batch:
-            message = f"none of the {len(parsed_body.outcomes)} events is valid OpenLineage"
-        raise APIError(422, message, errors)
-
-    def queue(connection: Any, events: list[ParsedEvent]) -> None:
-        if not settings.forward:
-            return  # nothing to forward to: skip making the bodies
-        # each event is forwarded exactly as received: a single event's body, a batch's events
-        # one by one as their bytes in the batch
-        bodies = [received[e.digest] for e in events]
-        forwarding.enqueue(
-            connection, settings, [(b, e.run_id) for b, e in zip(bodies, events, strict=True)]
-        )
-
-    if settings.store:
-        result = writer_for(engine).accept(accepted, token_name=principal.name, on_stored=queue)
-        stored, duplicates = len(result.stored), result.duplicates
+    whole = split is None or not split.is_batch  # one event, or a body json must read whole
+    held.reserve_up_to(
+        RECEIVE_COST * len(body)
+        + (DECOMPRESS_COST * len(text) if compressed else 0)
+        + (SPLIT_COST + PARSE_COST) * len(text)
+    )  # before any event is stored: a 503 leaves nothing behind
+    ingestion = _Ingestion(engine, settings, principal)
+    if whole:
+        try:
+            parsed_body = parse_body(text)
+        except MalformedBodyError as exc:
+            raise APIError(400, str(exc)) from None
+        ingestion.take(parsed_body.outcomes, parsed_body.sent, 0, parsed_body.is_batch)
+        ingestion.store(held.hand_over(PARSE_COST * len(text)))
     else:
-        with engine.begin() as connection:
-            queue(connection, accepted)
-        stored, duplicates = 0, 0
-    logger.debug("ingested %d events (%d new, %d rejected)", len(accepted), stored, len(rejected))
-    return {
-        "accepted": len(accepted),
-        "stored": stored,
-        "duplicates": duplicates,
-        "rejected": rejected,
-        "errors": [error.to_json() for error in errors],
-    }
+        assert split is not None
+        _check_namespaces(principal, split.sent)  # a 403 before the first slice is stored
+        for first, pieces in _slices(split.sent):
+            ingestion.take([_parsed(data) for data in pieces], pieces, first, True)
+            # the slice's parsed events are the normalizer's now: so is their memory
+            ingestion.store(held.hand_over(PARSE_COST * sum(len(data) for data in pieces)))
+    return ingestion.result(len(split.sent) if split is not None else None)
+
+
+def _slices(sent: list[bytes]) -> Iterator[tuple[int, list[bytes]]]:
+    """(index of the first, events) of consecutive slices of at most ``SLICE_BYTES`` (a bigger
+    event is a slice of its own)."""
+    first, size = 0, 0
+    for index, data in enumerate(sent):
+        if index > first and size + len(data) > SLICE_BYTES:
+            yield first, sent[first:index]
+            first, size = index, 0
+        size += len(data)
+    yield first, sent[first:]
+
+
+def _check_namespaces(principal: Principal, sent: list[bytes]) -> None:
+    """403 when a namespace-limited token may not write one of the events (each decoded on its
+    own, one at a time; one that does not decode is left to validation to reject)."""
+    if principal.namespaces is None:
+        return
+    for data in sent:
+        try:
+            document = msgspec.json.decode(data)
+        except (msgspec.DecodeError, RecursionError):
+            continue
+        if isinstance(document, dict):
+            principal.check_event(document)
+
+
+def _parsed(data: bytes) -> Outcome:
+    try:
+        return parse_element(data)
+    except MalformedBodyError as exc:  # split_body checked the encoding: not expected
+        return EventValidationError([Violation(None, str(exc))])
+
+
+class _Ingestion:
+    """The events of one request: validated, checked against the token and each other, stored
+    slice by slice, summed up in the answer."""
+
+    def __init__(self, engine: Engine, settings: ServerSettings, principal: Principal) -> None:
+        self.engine = engine
+        self.settings = settings
+        self.principal = principal
+        self.accepted: list[ParsedEvent] = []  # of the current slice
+        self.received: dict[str, bytes] = {}  # digest -> the event as received (to forward)
+        self.rejected: list[int] = []
+        self.errors: list[FieldError] = []
+        self.run_jobs: dict[str, tuple[str, str]] = {}  # run id -> its job, in this request
+        self.total_accepted = 0
+        self.stored = 0
+        self.duplicates = 0
+        self.is_batch = False
+
+    def take(self, outcomes: list[Outcome], sent: list[bytes], first: int, is_batch: bool) -> None:
+        """Check the outcomes of events ``first``… (403 for a namespace the token lacks)."""
+        self.is_batch = is_batch
+        for offset, (parsed, data) in enumerate(zip(outcomes, sent, strict=True)):
+            index = first + offset
+            if isinstance(parsed, EventValidationError):
+                self.rejected.append(index)
+                self.errors.extend(
+                    FieldError(v.message, v.field, index if is_batch else None)
+                    for v in parsed.violations
+                )
+                continue
+            self.principal.check_event(parsed.raw)
+            reused = _reused_run_id(parsed, self.run_jobs)
+            if reused is not None:
+                self.rejected.append(index)
+                self.errors.append(FieldError(reused, "run.runId", index if is_batch else None))
+                continue
+            self.received[parsed.digest] = data
+            if self.settings.catalogs and self.settings.store:
+                parsed = _enriched(self.settings, parsed)
+            self.accepted.append(parsed)
+
+    def store(self, normalized: Callable[[], None]) -> None:
+        """Store the events taken since the last call, in one transaction, and let them go;
+        ``normalized()`` is called once the normalizer is done with them (at once if none)."""
+        accepted, self.accepted = self.accepted, []
+        if not accepted or not self.settings.store:
+            normalized()
+        if not accepted:
+            return
+        settings = self.settings
+
+        def queue(connection: Any, events: list[ParsedEvent]) -> None:
+            if not settings.forward:
+                return  # nothing to forward to: skip making the bodies
+            # each event is forwarded exactly as received: a single event's body, a batch's
+            # events one by one as their bytes in the batch
+            bodies = [self.received[e.digest] for e in events]
+            forwarding.enqueue(
+                connection, settings, [(b, e.run_id) for b, e in zip(bodies, events, strict=True)]
+            )
+
+        if settings.store:
+            result = writer_for(self.engine).accept(
+                accepted, token_name=self.principal.name, on_stored=queue, normalized=normalized
+            )
+            self.stored += len(result.stored)
+            self.duplicates += result.duplicates
+        else:
+            with self.engine.begin() as connection:
+                queue(connection, accepted)
+        self.total_accepted += len(accepted)
+        self.received.clear()
+
+    def result(self, events: int | None) -> dict[str, Any]:
+        """The answer (201), or :class:`APIError` 422 when no event was accepted."""
+        metrics.record_ingest(self.total_accepted, len(self.rejected))
+        if not self.total_accepted:
+            message = "the event breaks the OpenLineage specification"
+            if self.is_batch:
+                message = f"none of the {events or len(self.rejected)} events is valid OpenLineage"
+            raise APIError(422, message, self.errors)
+        logger.debug(
+            "ingested %d events (%d new, %d rejected)",
+            self.total_accepted,
+            self.stored,
+            len(self.rejected),
+        )
+        return {
+            "accepted": self.total_accepted,
+            "stored": self.stored,
+            "duplicates": self.duplicates,
+            "rejected": self.rejected,
+            "errors": [error.to_json() for error in self.errors],
+        }
 
 
 def _reused_run_id(parsed: ParsedEvent, run_jobs: dict[str, tuple[str, str]]) -> str | None:

@@ -12,6 +12,7 @@ from plumbline.store.write.alert_rules import AlertRules
 
 DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024
 MAX_BODY_BYTES_LIMIT = 1024 * 1024 * 1024  # the largest --max-body-bytes accepted
+DEFAULT_INGEST_MEMORY_BYTES = 512 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,8 @@ class ServerSettings:
     writer_threads: int | None = None
     # one line per request on the plumbline.access logger (see plumbline.server.access_log)
     access_log: bool = True
+    # bytes all concurrent ingestion requests may hold (plumbline.server.ingest_budget)
+    ingest_memory_bytes: int = DEFAULT_INGEST_MEMORY_BYTES
     # Host names served besides loopback ones (plumbline.server.request_guard)
     allowed_hosts: tuple[str, ...] = ()
     # with auth 'required': /metrics, /openapi.json and /docs need a read token too

@@ -96,15 +96,27 @@ class StoreWriter:
         *,
         token_name: str | None = None,
         on_stored: OnStored | None = None,
+        normalized: Callable[[], None] | None = None,
     ) -> WriteResult:
         """Store ``events`` raw in one transaction (duplicates are skipped) and queue the new
         ones for normalization; returns once they are stored.
 
         ``on_stored(connection, stored)`` runs inside the same transaction (e.g. to queue the
-        events for forwarding), so either everything is stored or nothing. Blocks until done;
-        raises what the write raised.
+        events for forwarding), so either everything is stored or nothing. ``normalized()`` is
+        called once the normalizer is done with the events (whatever the outcome; ingestion
+        gives their memory back to its budget then), or when the write fails. Blocks until
+        stored; raises what the write raised.
         """
-        result, _ = self._submit(events, token_name, on_stored, wait_normalized=False)
+        try:
+            result, done = self._submit(
+                events, token_name, on_stored, wait_normalized=normalized is not None
+            )
+        except BaseException:
+            if normalized is not None:
+                normalized()
+            raise
+        if done is not None and normalized is not None:
+            done.add_done_callback(lambda _future: normalized())
         return result
 
     def write(
