@@ -1,5 +1,5 @@
-"""Peak memory of ingestion: the server's peak RSS for one maximum (10 MiB) batch and for 4 such
-batches posted at once, this checkout beside another (``--before``), on SQLite or PostgreSQL.
+"""Peak memory of ingestion: the server's peak RSS for one maximum (10 MiB) batch and for 4 and 8
+such batches posted at once, this checkout beside another (``--before``), on SQLite or PostgreSQL.
 
 The server is the real one (``python -m plumbline serve``, its own process, default settings),
 started from each source tree in turn on a fresh database. Its peak RSS is read from
@@ -194,7 +194,11 @@ def measure(tree: Path, backend: str, bodies: list[bytes]) -> dict[str, Figure]:
     """Each scenario on its own server (a fresh process: what one left resident is not counted
     in the next)."""
     figures: dict[str, Figure] = {}
-    for name, posted in (("1 batch", bodies[:1]), ("4 at once", bodies[1:])):
+    for name, posted in (
+        ("1 batch", bodies[:1]),
+        ("4 at once", bodies[1:5]),
+        ("8 at once", bodies[1:9]),
+    ):
         with empty_database(backend) as db_url, server(tree, db_url) as (url, pid):
             figures[name] = scenario(url, pid, posted)
     return figures
@@ -205,7 +209,7 @@ def main() -> None:
     parser.add_argument("--before", type=Path, help="another source tree to measure beside")
     parser.add_argument("--backend", choices=("sqlite", "postgresql"), default="sqlite")
     args = parser.parse_args()
-    bodies = [max_batch(client) for client in range(5)]
+    bodies = [max_batch(client) for client in range(9)]
     body = bodies[0]
     print(f"batch: {len(body) / MIB:.2f} MiB, {body.count(b'schemaURL')} events; {args.backend}")
     trees = {"after": ROOT} if args.before is None else {"before": args.before, "after": ROOT}
@@ -214,7 +218,7 @@ def main() -> None:
         f"{'scenario':<10} {'version':<7} {'peak MiB':>9} {'x posted':>9} "
         f"{'kept MiB':>9} {'503s':>5} {'seconds':>8}  load"
     )
-    for name in ("1 batch", "4 at once"):
+    for name in ("1 batch", "4 at once", "8 at once"):
         for version, figures in results.items():
             f = figures[name]
             print(

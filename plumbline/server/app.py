@@ -10,7 +10,15 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from plumbline import __version__
-from plumbline.server import access_log, alert_checks, forwarding, health, ingest, metrics
+from plumbline.server import (
+    access_log,
+    alert_checks,
+    forwarding,
+    health,
+    ingest,
+    malloc,
+    metrics,
+)
 from plumbline.server.access_log import AccessLog
 from plumbline.server.api import routers as read_api_routers
 from plumbline.server.catalog import routes as catalog_routes
@@ -55,6 +63,7 @@ def create_app(settings: ServerSettings) -> FastAPI:
     app.state.settings = settings
     app.state.engine = engine
     app.state.ingest_budget = IngestBudget(settings.ingest_memory_bytes)
+    malloc.limit_arenas()  # before the request threads start
     install_error_handlers(app)
     if writer is not None:
         app.add_middleware(FreshReads, engine=engine, writer=writer)

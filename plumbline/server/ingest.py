@@ -3,19 +3,18 @@
 The body is read here, not by FastAPI, so that its size is checked before and after gzip
 decompression. Each event is validated on its own: a batch answers 201 when at least one event is
 accepted and lists the rejected ones by index; 422 when none is. Accepted events are stored (and
-queued for forwarding) in one transaction per slice of a batch (about 1 MiB of events: what the
-request holds parsed at a time), its memory reserved from the process's ingestion budget first
-(:mod:`plumbline.server.ingest_budget`: 503 + Retry-After when it is in use).
+queued for forwarding) in one transaction, the request's memory reserved from the process's
+ingestion budget first (:mod:`plumbline.server.ingest_budget`: 503 + Retry-After when it is in
+use).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Annotated, Any
 
-import msgspec
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
@@ -45,7 +44,6 @@ from plumbline.server.ingest_budget import (
     DECOMPRESS_COST,
     PARSE_COST,
     RECEIVE_COST,
-    SLICE_BYTES,
     SPLIT_COST,
     IngestBudget,
     Reservation,
@@ -165,8 +163,7 @@ def ingest_body(
     held: Reservation,
 ) -> dict[str, Any]:
     """Decode, validate and store one request body; raise :class:`APIError` when nothing is
-    accepted. A batch is parsed and stored a slice (``SLICE_BYTES`` of events) at a time, so
-    the request holds the parsed events of one slice, not of the whole batch."""
+    accepted. Everything it will hold is reserved from the budget before any event is stored."""
     try:
         compressed = (encoding or "identity").strip().lower() not in ("", "identity")
         if compressed:  # decompression may hold this much before its size is known
@@ -196,38 +193,10 @@ def ingest_body(
         ingestion.store(held.hand_over(PARSE_COST * len(text)))
     else:
         assert split is not None
-        _check_namespaces(principal, split.sent)  # a 403 before the first slice is stored
-        for first, pieces in _slices(split.sent):
-            ingestion.take([_parsed(data) for data in pieces], pieces, first, True)
-            # the slice's parsed events are the normalizer's now: so is their memory
-            ingestion.store(held.hand_over(PARSE_COST * sum(len(data) for data in pieces)))
+        ingestion.take([_parsed(data) for data in split.sent], split.sent, 0, True)
+        # the parsed events are the normalizer's now: so is their memory
+        ingestion.store(held.hand_over(PARSE_COST * len(text)))
     return ingestion.result(len(split.sent) if split is not None else None)
-
-
-def _slices(sent: list[bytes]) -> Iterator[tuple[int, list[bytes]]]:
-    """(index of the first, events) of consecutive slices of at most ``SLICE_BYTES`` (a bigger
-    event is a slice of its own)."""
-    first, size = 0, 0
-    for index, data in enumerate(sent):
-        if index > first and size + len(data) > SLICE_BYTES:
-            yield first, sent[first:index]
-            first, size = index, 0
-        size += len(data)
-    yield first, sent[first:]
-
-
-def _check_namespaces(principal: Principal, sent: list[bytes]) -> None:
-    """403 when a namespace-limited token may not write one of the events (each decoded on its
-    own, one at a time; one that does not decode is left to validation to reject)."""
-    if principal.namespaces is None:
-        return
-    for data in sent:
-        try:
-            document = msgspec.json.decode(data)
-        except (msgspec.DecodeError, RecursionError):
-            continue
-        if isinstance(document, dict):
-            principal.check_event(document)
 
 
 def _parsed(data: bytes) -> Outcome:
@@ -238,14 +207,14 @@ def _parsed(data: bytes) -> Outcome:
 
 
 class _Ingestion:
-    """The events of one request: validated, checked against the token and each other, stored
-    slice by slice, summed up in the answer."""
+    """The events of one request: validated, checked against the token and each other, stored,
+    summed up in the answer."""
 
     def __init__(self, engine: Engine, settings: ServerSettings, principal: Principal) -> None:
         self.engine = engine
         self.settings = settings
         self.principal = principal
-        self.accepted: list[ParsedEvent] = []  # of the current slice
+        self.accepted: list[ParsedEvent] = []  # not stored yet
         self.received: dict[str, bytes] = {}  # digest -> the event as received (to forward)
         self.rejected: list[int] = []
         self.errors: list[FieldError] = []

@@ -4,8 +4,8 @@ A request reserves what it will hold before it holds it: its body as received, t
 decompressed, each event's bytes, and its events parsed, at the costs below (measured by
 bench/ingest_memory.py). Parsed events outlive the request: the store's normalizer holds them
 until it has written them into the lineage tables, so that part of a reservation is handed over
-with each stored slice (ingestion stores a batch in slices of :data:`SLICE_BYTES`) and given back
-once the normalizer is done with it.
+when they are stored and given back once the normalizer is done with them; then memory the
+allocator keeps free is returned to the system (:func:`plumbline.server.malloc.trim`).
 A body of declared length reserves all of it (:func:`request_cost`) before a byte is read; a
 compressed one reserves what decompression may hold first, then the rest once its size is known;
 every reservation is made before any of the request's events is stored. When a reservation does
@@ -20,6 +20,9 @@ from collections.abc import Callable
 from types import TracebackType
 
 from plumbline.server.errors import RETRY_AFTER_SECONDS, APIError
+from plumbline.server.malloc import trim
+
+TRIM_ABOVE_BYTES = 16 * 1024 * 1024  # a request that held this much returns free memory after
 
 # bytes of memory per byte of: a body being received (the chunks, then the body), a decompressed
 # body, the events split out of a batch, and an event parsed until it is normalized (models, the
@@ -30,7 +33,6 @@ DECOMPRESS_COST = 2
 SPLIT_COST = 1
 PARSE_COST = 16
 # a batch is parsed and stored this many bytes of events at a time
-SLICE_BYTES = 1024 * 1024
 
 
 def request_cost(body_bytes: int) -> int:
@@ -102,11 +104,13 @@ class Reservation:
         def give_back() -> None:
             if given.acquire(blocking=False):
                 budget._give(amount)
+                if amount >= TRIM_ABOVE_BYTES:
+                    trim()
 
         return give_back
 
     def release(self, amount: int) -> None:
-        """Give back ``amount`` of what is held (a slice's parsed events, once stored)."""
+        """Give back ``amount`` of what is held."""
         amount = min(amount, self.held)
         self.budget._give(amount)
         self.held -= amount
