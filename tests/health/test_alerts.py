@@ -72,6 +72,15 @@ def test_a_new_input_is_a_new_edge_with_its_blast_radius(store: Engine) -> None:
     }
 
 
+def test_a_new_edge_whose_start_and_end_arrive_in_two_writes(store: Engine) -> None:
+    steady(store)
+    start, end, *report = day(STEADY_HOURS, inputs=[raw(), dataset(DS, "fx")])
+    ingest(store, [start])
+    ingest(store, [end, *report])
+    alert = only(store, "new-edge")
+    assert alert["details"] == {"direction": "input", "dataset": f"dataset:{DS}:fx"}
+
+
 def test_the_first_runs_of_a_new_job_raise_nothing(store: Engine) -> None:
     ingest(store, day(0))
     assert alerts_of(store) == []

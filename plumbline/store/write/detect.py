@@ -388,7 +388,7 @@ def _new_edges(
     candidates: list[tuple[_Run, int, str]],
     job_names: dict[int, tuple[str, str]],
 ) -> list[NewAlert]:
-    """Candidates whose job<->dataset edge has no run but this write's: never touched before."""
+    """Candidates whose job<->dataset edge has no run but the candidates: never touched before."""
     if not candidates:
         return []
     keys = sorted({(run.job_id, d, direction) for run, d, direction in candidates})
@@ -409,17 +409,16 @@ def _new_edges(
             )
         )
     }
-    new_runs: dict[tuple[int, int, str], int] = {}
-    for run_id, dataset_id, direction in batch.new_io:
-        state = batch.run_state.get(run_id)
-        if state is not None:
-            key = (state.job_id, dataset_id, direction)
-            new_runs[key] = new_runs.get(key, 0) + 1
+    # each run is counted once in an edge's run_count, whichever write added it (a START in an
+    # earlier write, say): more runs than the candidates themselves means older runs touched it
+    candidate_runs: dict[tuple[int, int, str], set[int]] = {}
+    for run, dataset_id, direction in candidates:
+        candidate_runs.setdefault((run.job_id, dataset_id, direction), set()).add(run.id)
     found = []
     for run, dataset_id, direction in candidates:
         key = (run.job_id, dataset_id, direction)
-        if counts.get(key, 0) > new_runs.get(key, 0):
-            continue  # runs before this write touched it
+        if counts.get(key, 0) > len(candidate_runs[key]):
+            continue  # other runs of the job touched it
         ns, name = job_names[run.job_id]
         details = {"direction": direction, "_dataset": dataset_id}
         found.append(
