@@ -157,7 +157,9 @@ class _TableExport:
         """The table in one file, replacing the one before."""
         writer = open_writer(self.format, self.folder / self.file_name, self.columns)
         try:
-            for rows in sql_tables.read_table(conn, self.table, batch_size=self.batch_size):
+            for rows in sql_tables.read_table(
+                conn, self.table, batch_size=self.batch_size, naive_utc=self.format == "parquet"
+            ):
                 writer.write(rows)
                 self._tick(len(rows))
         except BaseException:
@@ -183,7 +185,12 @@ class _TableExport:
 
         try:
             for rows in sql_tables.read_table(
-                conn, self.table, event_dates=days, since=since, batch_size=self.batch_size
+                conn,
+                self.table,
+                event_dates=days,
+                since=since,
+                batch_size=self.batch_size,
+                naive_utc=self.format == "parquet",
             ):
                 for row in rows:
                     day = row[where]

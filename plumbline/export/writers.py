@@ -134,10 +134,10 @@ class _Parquet(_Atomic):
         if not rows:
             return
         arrays = []
-        for i, ((_, kind), field) in enumerate(zip(self.columns, self.schema, strict=True)):
-            values = [row[i] for row in rows]
+        by_column = zip(*rows, strict=True)  # naive times are taken as UTC (the type's zone)
+        for (_, kind), field, values in zip(self.columns, self.schema, by_column, strict=True):
             if kind == "json":
-                values = [_text(v, kind) for v in values]
+                values = tuple(_text(v, kind) for v in values)
             arrays.append(self.pa.array(values, type=field.type))
         self.writer.write_table(self.pa.Table.from_arrays(arrays, schema=self.schema))
 
