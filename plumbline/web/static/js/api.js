@@ -16,30 +16,15 @@ export async function get(path, params = {}, signal) {
   for (const [k, v] of Object.entries(params)) {
     if (v !== null && v !== undefined && v !== '') url.searchParams.set(k, v);
   }
-  let rejected = false;
-  for (;;) {
-    const headers = { Accept: 'application/json' };
-    const token = getToken();
-    if (token) headers.Authorization = `Bearer ${token}`;
-    let res;
-    try {
-      res = await fetch(url, { headers, signal });
-    } catch (err) {
-      if (err.name === 'AbortError') throw err;
-      throw new ApiError(0, `The server could not be reached (${err.message}).`);
-    }
-    if (res.status === 401) {
-      if (token) { clearToken(); rejected = true; }
-      await askForToken(rejected);
-      continue;
-    }
-    if (!res.ok) throw new ApiError(res.status, await errorMessage(res));
-    return res.json();
-  }
+  return send(url, 'GET', signal);
 }
 
-/** POST /api/v1{path} (no body); asks for a token on 401 and retries, as get() does. */
+/** POST /api/v1{path} (no body), as get() does. */
 export async function post(path) {
+  return send(new URL(`/api/v1${path}`, window.location.origin), 'POST');
+}
+
+async function send(url, method, signal) {
   let rejected = false;
   for (;;) {
     const headers = { Accept: 'application/json' };
@@ -47,8 +32,9 @@ export async function post(path) {
     if (token) headers.Authorization = `Bearer ${token}`;
     let res;
     try {
-      res = await fetch(new URL(`/api/v1${path}`, window.location.origin), { method: 'POST', headers });
+      res = await fetch(url, { method, headers, signal });
     } catch (err) {
+      if (err.name === 'AbortError') throw err;
       throw new ApiError(0, `The server could not be reached (${err.message}).`);
     }
     if (res.status === 401) {
