@@ -5,16 +5,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import Any
 
 from plumbline.analysis.doc import JsonDoc
 from plumbline.analysis.pruned import PrunedRun
 
 
-class VersionUse(NamedTuple):
-    """A version a run read or wrote; ``affected``: it derives from the bad version(s). (A named
-    tuple: a plan over 10,000 jobs holds ~40,000 of them, and a tuple is made ~4x faster than a
-    frozen dataclass.)"""
+@dataclass(frozen=True)
+class VersionUse:
+    """A version a run read or wrote; ``affected``: it derives from the bad version(s)."""
 
     namespace: str
     name: str

@@ -1,23 +1,20 @@
-"""What a rerun plan reads: the runs downstream of bad versions with what each read and wrote (one
-statement: the versions walk of :mod:`plumbline.store.read.versions` joined to what it reached),
-their parents' jobs (the orchestrator task or Spark application that ran them), and the versions a
-job wrote since a time."""
+"""What a rerun plan reads besides the versions walk (:mod:`plumbline.store.read.versions`): each
+affected run's job, state, times and parent (the orchestrator task or Spark application that ran
+it), and the versions a job wrote since a time."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from plumbline.store import schema as s
-from plumbline.store.read.common import chunks, utc
+from plumbline.store.read.common import utc
 from plumbline.store.read.idlist import in_ids
 from plumbline.store.read.runs import marquez_state
-from plumbline.store.read.versions import RunVersion, downstream_reads_cte
 
 
 @dataclass(frozen=True)
@@ -35,138 +32,54 @@ class RunSummary:
     parent_job: str | None
 
 
-@dataclass
-class AffectedRuns:
-    """The runs that read a bad version or, transitively, a version made from one: each run, the
-    versions it read and wrote, and which of its reads are affected."""
-
-    runs: dict[int, RunSummary] = field(default_factory=dict)
-    io: dict[int, list[RunVersion]] = field(default_factory=dict)  # by run, inputs first
-    read: dict[int, set[int]] = field(default_factory=dict)  # run -> affected versions it read
-
-
-def _affected_statement() -> sa.Select[Any]:
-    """Every input and output of every run the walk reached, with the run, its job, the version
-    and its writer, and whether the input is one the walk went through: one statement, so the
-    ids of the runs never travel to the client and back (each row an index lookup of ``run_io``
-    by run)."""
-    walk = downstream_reads_cte()
-    reached = sa.select(walk.c.run_id).distinct().subquery("reached")
-    io, r, d, n, dv = s.run_io, s.runs, s.datasets, s.namespaces, s.dataset_versions
-    job, job_ns = s.jobs.alias("job"), s.namespaces.alias("job_ns")
-    through = walk.alias("through")
-    return (
-        sa.select(
-            io.c.run_id,
-            r.c.uuid,
-            r.c.job_id,
-            job_ns.c.name,
-            job.c.name,
-            r.c.current_state,
-            r.c.started_at,
-            r.c.ended_at,
-            r.c.parent_run_uuid,
-            io.c.direction,
-            io.c.dataset_id,
-            n.c.name,
-            d.c.name,
-            io.c.dataset_version_id,
-            dv.c.uuid,
-            dv.c.version,
-            io.c.version_source,
-            dv.c.run_uuid,
-            through.c.run_id.is_not(None),
-        )  # fmt: skip
-        .select_from(reached)
-        .join(io, io.c.run_id == reached.c.run_id)
-        .join(r, r.c.id == io.c.run_id)
-        .join(job, job.c.id == r.c.job_id)
-        .join(job_ns, job_ns.c.id == job.c.namespace_id)
-        .join(d, d.c.id == io.c.dataset_id)
-        .join(n, n.c.id == d.c.namespace_id)
-        .outerjoin(dv, dv.c.id == io.c.dataset_version_id)
-        .outerjoin(
-            through,
-            sa.and_(
-                through.c.run_id == io.c.run_id,
-                through.c.version_id == io.c.dataset_version_id,
-                io.c.direction == "input",
-            ),
-        )
-    )  # unordered: a sort of the whole answer spills to disk on PostgreSQL; each run's few
-    # inputs and outputs are ordered here
-
-
-_AFFECTED = _affected_statement()
-
-
-def affected_runs(conn: Connection, version_ids: Sequence[int]) -> AffectedRuns:
-    """The runs downstream of these versions (see :class:`AffectedRuns`), in one statement, with
-    their parents' jobs in one more."""
-    out = AffectedRuns()
-    if not version_ids:
-        return out
-    for row in conn.execute(_AFFECTED, {"ids": sorted(set(version_ids))}).all():
-        (pk, run_uuid, job_id, job_ns, job_name, state, started, ended, parent, direction,
-         dataset_id, namespace, name, version_id, version_uuid, version, source, produced_by,
-         through) = row  # fmt: skip
-        if pk not in out.runs:
-            out.runs[pk] = RunSummary(
-                pk, run_uuid, job_id, job_ns, job_name, marquez_state(state), utc(started),
-                utc(ended), parent, None, None,
-            )  # fmt: skip
-            out.io[pk] = []
-            out.read[pk] = set()
-        out.io[pk].append(
-            RunVersion(
-                pk,
-                run_uuid,
-                direction,
-                dataset_id,
-                namespace,
-                name,
-                version_id,
-                version_uuid,
-                version,
-                source,
-                None,
-                produced_by,
-            )  # fmt: skip
-        )
-        if through:
-            out.read[pk].add(version_id)
-    for rvs in out.io.values():
-        rvs.sort(key=_io_order)
-    parents = _parent_jobs(
-        conn, {r.parent_run_uuid for r in out.runs.values() if r.parent_run_uuid}
+_PARENT_RUN, _PARENT_JOB, _PARENT_NS = (
+    s.runs.alias("parent_run"),
+    s.jobs.alias("parent_job"),
+    s.namespaces.alias("parent_ns"),
+)
+_RUNS = (
+    sa.select(
+        s.runs.c.id,
+        s.runs.c.uuid,
+        s.runs.c.job_id,
+        s.namespaces.c.name,
+        s.jobs.c.name,
+        s.runs.c.current_state,
+        s.runs.c.started_at,
+        s.runs.c.ended_at,
+        s.runs.c.parent_run_uuid,
+        _PARENT_NS.c.name,
+        _PARENT_JOB.c.name,
     )
-    for pk, run in out.runs.items():
-        if run.parent_run_uuid in parents:
-            parent_ns, parent_job = parents[run.parent_run_uuid]
-            out.runs[pk] = RunSummary(**{**run.__dict__, "parent_namespace": parent_ns,
-                                         "parent_job": parent_job})  # fmt: skip
-    return out
-
-
-def _io_order(rv: RunVersion) -> tuple[str, str, str]:
-    """Inputs first, then by namespace and name (as :func:`versions.run_versions`)."""
-    return (rv.direction, rv.namespace, rv.name)
-
-
-_PARENT_JOBS = (
-    sa.select(s.runs.c.uuid, s.namespaces.c.name, s.jobs.c.name)
     .join(s.jobs, s.jobs.c.id == s.runs.c.job_id)
     .join(s.namespaces, s.namespaces.c.id == s.jobs.c.namespace_id)
-    .where(s.runs.c.uuid.in_(sa.bindparam("uuids", expanding=True)))
+    .outerjoin(_PARENT_RUN, _PARENT_RUN.c.uuid == s.runs.c.parent_run_uuid)
+    .outerjoin(_PARENT_JOB, _PARENT_JOB.c.id == _PARENT_RUN.c.job_id)
+    .outerjoin(_PARENT_NS, _PARENT_NS.c.id == _PARENT_JOB.c.namespace_id)
+    .where(in_ids(s.runs.c.id))
 )
 
 
-def _parent_jobs(conn: Connection, run_uuids: set[str]) -> dict[str, tuple[str, str]]:
-    """The job (namespace, name) of each of these parent runs that is stored."""
-    out: dict[str, tuple[str, str]] = {}
-    for part in chunks(sorted(run_uuids)):
-        for run_uuid, namespace, job in conn.execute(_PARENT_JOBS, {"uuids": list(part)}):
-            out[run_uuid] = (namespace, job)
+def run_summaries(conn: Connection, run_ids: Sequence[int]) -> dict[int, RunSummary]:
+    """Job, state, times and parent of each run."""
+    if not run_ids:
+        return {}
+    out = {}
+    for row in conn.execute(_RUNS, {"ids": sorted(set(run_ids))}).all():
+        pk, uuid, job, ns, name, state, started, ended, parent, parent_ns, parent_job = row
+        out[pk] = RunSummary(
+            pk,
+            uuid,
+            job,
+            ns,
+            name,
+            marquez_state(state),
+            utc(started),
+            utc(ended),
+            parent,
+            parent_ns,
+            parent_job,
+        )
     return out
 
 

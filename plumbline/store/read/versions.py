@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -38,9 +38,9 @@ class VersionRef:
     run_uuid: str | None  # the run that wrote it (None: named by a facet, not written by a run)
 
 
-class RunVersion(NamedTuple):
-    """A run's input or output and the version it read or wrote (a named tuple: rerun plans read
-    tens of thousands of them)."""
+@dataclass(frozen=True)
+class RunVersion:
+    """A run's input or output and the version it read or wrote."""
 
     run_id: int
     run_uuid: str
@@ -221,11 +221,11 @@ def writers_of(conn: Connection, version_ids: Sequence[int]) -> list[RunVersion]
     return [_run_version(row) for row in rows]
 
 
-def downstream_reads_cte() -> sa.CTE:
+def _downstream_reads_statement() -> sa.Select[Any]:
     """Recursive: the run inputs that read one of the bound ``ids``, then those that read a
-    version such a run wrote, and so on (columns ``run_id``, ``version_id``). ``UNION`` keeps
-    each (run, version) pair once, so a history where runs read each other's outputs in a cycle
-    ends; every step is an index lookup (``run_io`` by version, then by run)."""
+    version such a run wrote, and so on. ``UNION`` keeps each (run, version) pair once, so a
+    history where runs read each other's outputs in a cycle ends; every step is an index lookup
+    (``run_io`` by version, then by run)."""
     first = s.run_io.alias("first_read")
     reads = (
         sa.select(first.c.run_id, first.c.dataset_version_id.label("version_id"))
@@ -245,4 +245,17 @@ def downstream_reads_cte() -> sa.CTE:
             ),
         )
     )
-    return reads.union(step)
+    reads = reads.union(step)
+    return sa.select(reads.c.run_id, reads.c.version_id)
+
+
+_DOWNSTREAM_READS = _downstream_reads_statement()
+
+
+def downstream_reads(conn: Connection, version_ids: Sequence[int]) -> list[tuple[int, int]]:
+    """``(run id, version id)`` of every run input that read one of these versions or, through
+    the versions runs wrote from them, transitively derives from them (one statement)."""
+    if not version_ids:
+        return []
+    rows = conn.execute(_DOWNSTREAM_READS, {"ids": sorted(set(version_ids))}).all()
+    return [(int(run), int(version)) for run, version in rows]
