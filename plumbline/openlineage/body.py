@@ -99,7 +99,7 @@ def parse_element(data: bytes) -> Outcome:
         document = decode_json(data)
     except TooDeepError:  # this event alone is rejected, its neighbours go on
         return EventValidationError([nesting_depth_error()])
-    return _slow(document)
+    return _slow(document, data)
 
 
 def _is_utf8(data: bytes) -> bool:
@@ -119,14 +119,16 @@ def _parse_decoded(body: bytes) -> ParsedBody:
             raise MalformedBodyError("the body is not valid JSON: nested too deep") from None
         return ParsedBody([EventValidationError([nesting_depth_error()])], [body], False)
     documents, is_batch = split_batch(decoded)
-    outcomes = [_slow(document) for document in documents]
+    # a single event's UTF-8 bytes (no byte-order mark, not UTF-16) can spare the limits' walk
+    utf8 = not is_batch and body.lstrip(_JSON_WHITESPACE)[:1] == b"{"
+    outcomes = [_slow(document, body if utf8 else None) for document in documents]
     sent = [_compact(d) for d in documents] if is_batch else [body]
     return ParsedBody(outcomes, sent, is_batch)
 
 
-def _slow(document: Any) -> Outcome:
+def _slow(document: Any, sent: bytes | None = None) -> Outcome:
     try:
-        return parse_event(document)
+        return parse_event(document, sent)
     except EventValidationError as exc:
         return exc
 

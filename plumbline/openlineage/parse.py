@@ -110,12 +110,18 @@ def _violations(error: ValidationError) -> list[Violation]:
     return violations
 
 
-def parse_event(document: Any) -> ParsedEvent:
-    """Validate one decoded event against the spec; raise :class:`EventValidationError` if it breaks it."""
+def parse_event(document: Any, sent: bytes | None = None) -> ParsedEvent:
+    """Validate one decoded event against the spec; raise :class:`EventValidationError` if it
+    breaks it. ``sent``, the JSON it was decoded from, lets a check of its bytes
+    (:func:`limits.surely_within`) spare the walk of the whole document for the nesting, NUL and
+    string-size limits when they surely hold."""
     if not isinstance(document, dict):
         raise EventValidationError([Violation(None, "an event must be a JSON object")])
     kind = event_kind(document)
-    deep = [(path, why) for path, why in limits.document_violations(document)]
+    if sent is not None and limits.surely_within(sent):
+        deep = []
+    else:
+        deep = [(path, why) for path, why in limits.document_violations(document)]
     if deep:  # past the nesting or string limits: said before anything walks the document
         raise EventValidationError([Violation(field_path(p), why) for p, why in deep])
     try:
