@@ -412,3 +412,48 @@ def test_threads_and_evictions_leave_results_exact(monkeypatch: pytest.MonkeyPat
         for got, want in zip(parsed.outcomes, expected[body], strict=True):
             assert isinstance(got, ParsedEvent) and isinstance(want, ParsedEvent)
             assert (got.event, got.raw, got.canonical) == (want.event, want.raw, want.canonical)
+
+
+def _dataset_event(facet_value: Any) -> dict[str, Any]:
+    return {
+        "eventTime": "2024-03-01T12:00:00Z",
+        "producer": "https://example.com/p",
+        "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/DatasetEvent",
+        "dataset": {
+            "namespace": "ns",
+            "name": "d",
+            "facets": {
+                "custom": {
+                    "_producer": "https://example.com/p",
+                    "_schemaURL": "https://example.com/s",
+                    "v": facet_value,
+                }
+            },
+        },
+    }
+
+
+def _nested(levels: int) -> Any:
+    value: Any = "leaf"
+    for _ in range(levels):
+        value = {"k": value}
+    return value
+
+
+@pytest.mark.parametrize(
+    ("value", "words"),
+    [("a\u0000b", "NUL character"), (_nested(150), "nested deeper than"), ("ok", None)],
+)
+def test_the_slow_path_keeps_the_limits_when_it_checks_bytes_first(
+    value: Any, words: str | None
+) -> None:
+    """DatasetEvents take the slow path; their bytes are checked before any walk of the limits."""
+    event = _dataset_event(value)
+    for body in (json.dumps(event).encode(), json.dumps([event, event]).encode()):
+        outcomes = parse_body(body).outcomes
+        for outcome in outcomes:
+            if words is None:
+                assert isinstance(outcome, ParsedEvent)
+            else:
+                assert isinstance(outcome, EventValidationError)
+                assert any(words in v.message for v in outcome.violations), outcome.violations
