@@ -61,6 +61,7 @@ def scaled(seed: Path, target: Path, scale: int, compress: bool) -> int:
         )
     else:
         target.write_bytes(text)
+    return len(text)
 
 
 def median_seconds(action: object, runs: int = 3) -> float:

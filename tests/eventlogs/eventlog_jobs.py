@@ -2,8 +2,8 @@
 
 Run as `python eventlog_jobs.py WORKDIR`: one JVM runs the applications one after another (a
 SparkContext each, since the event log's settings are the context's). `plain` is also captured
-live (file transport, `WORKDIR/live.jsonl`) and runs every job shape, a failing write included;
-the other applications run one job each. Logs go to `WORKDIR/logs`, data to `WORKDIR/data`.
+live (file transport, `WORKDIR/live.jsonl`), writes the source data and runs every job shape, a
+failing write included; the other applications run one job each, reading plain's source. Logs go to `WORKDIR/logs`, data to `WORKDIR/data`.
 """
 
 from __future__ import annotations
@@ -56,9 +56,13 @@ def run(name: str, work: Path) -> None:
         import plumbline.spark
 
         plumbline.spark.enable(spark, transport="file", path=str(work / "live.jsonl"))
-    source = spark.createDataFrame([(1, "a", 2.0), (2, "b", 3.0)], "id int, name string, v double")
-    source.write.mode("overwrite").parquet(str(data / "source"))
-    rows = spark.read.parquet(str(data / "source"))
+    source = work / "data" / "plain" / "source"  # written once: the others only read it
+    if name == "plain":
+        rows = spark.createDataFrame(
+            [(1, "a", 2.0), (2, "b", 3.0)], "id int, name string, v double"
+        )
+        rows.write.mode("overwrite").parquet(str(source))
+    rows = spark.read.parquet(str(source))
     rows.where("id > 0").selectExpr("id", "upper(name) AS label", "v * 2 AS doubled").write.mode(
         "overwrite"
     ).parquet(str(data / "projected"))

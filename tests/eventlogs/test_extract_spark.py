@@ -79,14 +79,14 @@ def test_each_codec_gives_the_projection_s_lineage(
 ) -> None:
     job = f"event_log_{app}.{WRITE}.projected"
     event = ended(extracted[app])[job]
-    data = workdir / "data" / app
+    data, source = workdir / "data" / app, str(workdir / "data" / "plain" / "source")
     assert event["eventType"] == "COMPLETE"
-    assert datasets(event["inputs"]) == {("file", str(data / "source"))}
+    assert datasets(event["inputs"]) == {("file", source)}
     assert datasets(event["outputs"]) == {("file", str(data / "projected"))}
     assert column_lineage(event) == {
-        "id": {(str(data / "source"), "id")},
-        "label": {(str(data / "source"), "name")},
-        "doubled": {(str(data / "source"), "v")},
+        "id": {(source, "id")},
+        "label": {(source, "name")},
+        "doubled": {(source, "v")},
     }
     assert event["outputs"][0]["outputFacets"]["outputStatistics"]["rowCount"] == 2
     assert event["inputs"][0]["inputFacets"]["inputStatistics"]["rowCount"] == 2
