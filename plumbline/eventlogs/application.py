@@ -52,10 +52,18 @@ class _Execution:
     execution_id: int
     root_id: int
     start_ms: float
-    plan: ConvertedPlan
+    info: dict[str, Any]  # the latest sparkPlanInfo (adaptive plans are updated while running)
     description: str
     metrics: dict[int, int] = field(default_factory=dict)  # accumulator id -> value
     catalog: set[tuple[str, str, str]] = field(default_factory=set)
+    _plan: ConvertedPlan | None = None
+
+    @property
+    def plan(self) -> ConvertedPlan:
+        """The latest plan as nodes, converted once, when the execution has ended."""
+        if self._plan is None:
+            self._plan = planinfo.convert(self.info, self.description)
+        return self._plan
 
 
 @dataclass
@@ -179,7 +187,7 @@ class ApplicationLog:
         elif kind == "SparkListenerSQLAdaptiveExecutionUpdate":
             updated = self._running.get(int(event["executionId"]))
             if updated is not None:
-                updated.plan, updated.description = self._plan(event)
+                updated.info, updated.description = self._plan(event)
                 self._own(updated)
         elif kind == "SparkListenerDriverAccumUpdates":
             for pair in event.get("accumUpdates") or []:
@@ -188,16 +196,15 @@ class ApplicationLog:
             return self._execution_end(event)
         return []
 
-    def _plan(self, event: dict[str, Any]) -> tuple[ConvertedPlan, str]:
-        description = str(event.get("physicalPlanDescription") or "")
-        return planinfo.convert(event.get("sparkPlanInfo") or {}, description), description
+    def _plan(self, event: dict[str, Any]) -> tuple[dict[str, Any], str]:
+        info = event.get("sparkPlanInfo")
+        return (info if isinstance(info, dict) else {}), str(
+            event.get("physicalPlanDescription") or ""
+        )
 
     def _own(self, execution: _Execution) -> None:
-        plan = execution.plan
-        wanted = list(plan.write.metrics.values()) if plan.write else []
-        for scan in plan.scans.values():
-            wanted += scan.metrics.values()
-        for accumulator in wanted:
+        """Follow the metrics of the plan's writes and scans (the plan is converted at the end)."""
+        for accumulator in planinfo.io_metric_ids(execution.info):
             self._owner[accumulator] = execution.execution_id
 
     def _add_metric(self, accumulator: int, value: int) -> None:

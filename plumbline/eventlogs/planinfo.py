@@ -109,6 +109,19 @@ def metric_ids(info: dict[str, Any]) -> dict[str, int]:
     }
 
 
+def io_metric_ids(info: dict[str, Any]) -> list[int]:
+    """The accumulator ids of the metrics of a plan's write and scan operators."""
+    found: list[int] = []
+    for node in walk_info(info):
+        name = str(node.get("nodeName", "")).strip()
+        text = str(node.get("simpleString", ""))
+        if name.startswith(
+            (_WRITE_PREFIX, *_V2_WRITE_EXECS, "Scan ", "BatchScan ")
+        ) or text.startswith("FileScan "):
+            found += metric_ids(node).values()
+    return found
+
+
 class _Converter:
     def __init__(self, description: str) -> None:
         self.aggregates: dict[tuple[str, str], dict[str, str]] = {}
