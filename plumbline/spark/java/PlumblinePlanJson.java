@@ -11,6 +11,10 @@ public class PlumblinePlanJson {
     private final java.util.HashMap own = new java.util.HashMap();
     private boolean sharing;
     private int plans;
+    // expressions already shared, by identity: the same object again is not written again
+    private final java.util.IdentityHashMap sharedObjects = new java.util.IdentityHashMap();
+    // what Catalyst wrote for a Scala object or enumeration value (immutable): written once
+    private final java.util.IdentityHashMap constants = new java.util.IdentityHashMap();
     private final java.util.HashMap shared = new java.util.HashMap();
     private StringBuilder sharedText;
 
@@ -32,14 +36,14 @@ public class PlumblinePlanJson {
         nothing = nothingClass.getField("MODULE$").get(null);
     }
 
-    public String json(org.apache.spark.sql.catalyst.trees.TreeNode root) throws Exception {
+    public synchronized String json(org.apache.spark.sql.catalyst.trees.TreeNode root) throws Exception {
         sharing = false;
         StringBuilder out = new StringBuilder(1 << 16);
         tree(root, out);
         return out.toString();
     }
 
-    public String compactJson(org.apache.spark.sql.catalyst.trees.TreeNode root) throws Exception {
+    public synchronized String compactJson(org.apache.spark.sql.catalyst.trees.TreeNode root) throws Exception {
         sharing = true;
         shared.clear();
         sharedText = new StringBuilder(1 << 14);
@@ -50,6 +54,7 @@ public class PlumblinePlanJson {
         out.append(sharedText).append("],").append(plan).append(']');
         sharedText = null;
         shared.clear();
+        sharedObjects.clear();
         return out.toString();
     }
 
@@ -74,6 +79,11 @@ public class PlumblinePlanJson {
     private void node(org.apache.spark.sql.catalyst.trees.TreeNode node, StringBuilder out, boolean first) throws Exception {
         if (!first) out.append(',');
         if (sharing && node instanceof org.apache.spark.sql.catalyst.expressions.Expression) {
+            Integer known = (Integer) sharedObjects.get(node);
+            if (known != null) {
+                out.append(-1 - known.intValue());
+                return;
+            }
             int plansBefore = plans;
             StringBuilder own = new StringBuilder(256);
             own.append('[');
@@ -91,6 +101,7 @@ public class PlumblinePlanJson {
                 if (index.intValue() > 0) sharedText.append(',');
                 sharedText.append(text);
             }
+            sharedObjects.put(node, index);
             out.append(-1 - index.intValue());
             return;
         }
@@ -232,9 +243,15 @@ public class PlumblinePlanJson {
             out.append('}');
             return true;
         }
-        Object json = parseToJson.invoke(node, new Object[] {value});
-        if (json == nothing) return false;
-        out.append((String) compact.invoke(jsonMethods, new Object[] {json}));
+        boolean constant = value instanceof scala.Enumeration.Value || value.getClass().getName().endsWith("$");
+        String text = constant ? (String) constants.get(value) : null;
+        if (text == null) {
+            Object json = parseToJson.invoke(node, new Object[] {value});
+            text = json == nothing ? "" : (String) compact.invoke(jsonMethods, new Object[] {json});
+            if (constant) constants.put(value, text);
+        }
+        if (text.length() == 0) return false;
+        out.append(text);
         return true;
     }
 
