@@ -164,6 +164,18 @@ class Story:
             ),
         ]
 
+    def drift_event(self) -> dict[str, Any]:
+        """A later run of a landing job that rewrites the raw orders with `amount` retyped: a
+        schema-drift alert (posted only by the tests that need an alert)."""
+        raw = {
+            "namespace": DS_NS,
+            "name": RAW,
+            "facets": {
+                "schema": _schema(("id", "long"), ("amount", "string"), ("status", "string"))
+            },
+        }
+        return self._event("COMPLETE", 40, str(uuid.uuid4()), "shop_etl.land_orders", outputs=[raw])
+
     def post(self, base_url: str) -> None:
         """Post the events, one request each, and insist that each was stored."""
         with httpx.Client(base_url=base_url, timeout=30) as client:

@@ -4,6 +4,7 @@ read-API answer (real data, both backends) validates against the documented resp
 
 from __future__ import annotations
 
+import time
 from typing import Any
 from urllib.parse import quote
 
@@ -82,6 +83,17 @@ def _validate(spec: dict[str, Any], method: str, path: str, body: Any) -> None:
     assert not errors, f"{method} {path}: {errors[0].message} at {list(errors[0].absolute_path)}"
 
 
+def _first_alert(client: httpx.Client) -> int:
+    """The id of the first alert listed, once the server has detected one (within 30 s)."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        alerts = client.get("/api/v1/alerts").json()["alerts"]
+        if alerts:
+            return int(alerts[0]["id"])
+        time.sleep(0.2)
+    raise AssertionError("the retyped raw orders raised no alert")
+
+
 def test_every_read_route_answers_what_it_documents(spec: dict[str, Any], live_server: Any) -> None:
     story = Story()
     story.post(live_server.url)
@@ -89,6 +101,8 @@ def test_every_read_route_answers_what_it_documents(spec: dict[str, Any], live_s
     daily = f"/api/v1/namespaces/file/datasets/{quote(DAILY, safe='')}"
     job = "/api/v1/namespaces/shop/jobs/shop_etl.clean_orders"
     with httpx.Client(base_url=live_server.url, timeout=30) as client:
+        assert client.post("/api/v1/lineage", json=story.drift_event()).status_code == 201
+        alert_id = _first_alert(client)
         version = client.get(f"{ds}/versions").json()["versions"][0]["version"]
         job_version = client.get(f"{job}/versions").json()["versions"][0]["version"]
         calls: list[tuple[str, str, str, dict[str, Any]]] = [
@@ -185,6 +199,9 @@ def test_every_read_route_answers_what_it_documents(spec: dict[str, Any], live_s
                 {"direction": "downstream"},
             ),
             ("GET", "/api/v1/events/lineage", "/api/v1/events/lineage", {}),
+            ("GET", "/api/v1/alerts", "/api/v1/alerts", {"kind": "schema-drift"}),
+            ("POST", "/api/v1/alerts/{id}/ack", f"/api/v1/alerts/{alert_id}/ack", {}),
+            ("GET", "/api/v1/coverage", "/api/v1/coverage", {"namespace": "file"}),
             ("GET", "/api/v1/events", "/api/v1/events", {"limit": 5}),
             ("GET", "/api/v1/events/{namespace}", "/api/v1/events/shop", {}),
             ("GET", "/api/v1/search", "/api/v1/search", {"q": "orders", "sort": "UPDATE_AT"}),
