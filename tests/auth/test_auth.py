@@ -121,7 +121,7 @@ def _request(client: httpx.Client, method: str, template: str, token: str | None
 
 def test_every_route_is_in_the_scope_matrix(make_server) -> None:
     server = make_server(auth="required")
-    spec = httpx.get(f"{server.url}/openapi.json").json()
+    spec = httpx.get(f"{server.url}/openapi.json", timeout=60).json()
     operations = {
         (method.upper(), path)
         for path, ops in spec["paths"].items()
@@ -138,7 +138,7 @@ def test_scope_matrix(make_server, db_url: str) -> None:
     revoked = create_token(engine, "revoked-token", "admin")
     revoke_token(engine, "revoked-token")
     engine.dispose()
-    spec_paths = httpx.get(f"{server.url}/openapi.json").json()["paths"]
+    spec_paths = httpx.get(f"{server.url}/openapi.json", timeout=60).json()["paths"]
     failures = []
     with httpx.Client(base_url=server.url, timeout=30) as client:
         for (method, template), needed in SCOPE_OF.items():
