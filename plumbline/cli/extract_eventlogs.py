@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
@@ -13,7 +18,26 @@ from rich.table import Table
 from plumbline.openlineage.urls import redact_url
 
 _MAX_PATHS = 10_000
+_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 _SHOW_AT_MOST = 50
+
+
+@contextmanager
+def _stopping_on_signals(options: Any) -> Iterator[None]:
+    """With --follow, Ctrl-C and SIGTERM stop the following cleanly (the loop ends after its
+    current poll); the handlers before are restored after."""
+    if options is None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    stop: threading.Event = options.stop
+    before = {number: signal.getsignal(number) for number in _SIGNALS}
+    for number in _SIGNALS:
+        signal.signal(number, lambda *_: stop.set())
+    try:
+        yield
+    finally:
+        for number, handler in before.items():
+            signal.signal(number, handler)
 
 
 @click.command("extract-eventlogs")
@@ -58,6 +82,32 @@ _SHOW_AT_MOST = 50
     show_default=True,
     help="Events per request with --url.",
 )
+@click.option(
+    "--follow",
+    is_flag=True,
+    help="Then keep tailing the logs of running applications, emitting each execution as it ends.",
+)
+@click.option(
+    "--poll-interval",
+    type=click.FloatRange(0.05, 3600),
+    default=5.0,
+    show_default=True,
+    help="Seconds between two reads of the followed logs (with --follow).",
+)
+@click.option(
+    "--follow-timeout",
+    type=click.FloatRange(0, None),
+    default=None,
+    help="Stop following after this many seconds (default: until Ctrl-C or SIGTERM).",
+)
+@click.option(
+    "--progress",
+    "progress_every",
+    type=click.FloatRange(0, None),
+    default=10.0,
+    show_default=True,
+    help="Seconds between two progress lines on stderr while it runs (0: none).",
+)
 def extract_eventlogs(
     paths: tuple[str, ...],
     master: str | None,
@@ -68,12 +118,17 @@ def extract_eventlogs(
     since: str | None,
     state_file: Path | None,
     batch_size: int,
+    follow: bool,
+    poll_interval: float,
+    follow_timeout: float | None,
+    progress_every: float,
 ) -> None:
     """Extract lineage from Spark event logs: files, rolling eventlog_v2_* folders, or folders of them.
 
     Each SQL execution that wrote a dataset becomes OpenLineage START and COMPLETE (or FAIL)
     events, with the run id and job name live capture gives it. Logs of applications still running
-    are skipped. A log that cannot be read is reported with its reason; the exit code is 1 then.
+    are skipped, unless --follow is given: then they are tailed (every --poll-interval seconds)
+    until Ctrl-C, SIGTERM or --follow-timeout. A log that cannot be read is reported with its reason; the exit code is 1 then.
     """
     if (url is None) == (out is None):
         raise click.UsageError("give one of --url SERVER or --out DIR")
@@ -105,7 +160,8 @@ def extract_eventlogs(
         read_state(state_file)
     except EventLogError as exc:
         raise click.BadParameter(str(exc), param_hint="--state") from None
-    from plumbline.eventlogs.job import run_extraction
+    from plumbline.eventlogs.job import FollowOptions, run_extraction
+    from plumbline.eventlogs.progress import Progress
     from plumbline.eventlogs.task import Target
 
     # local tasks run this interpreter, which has plumbline (PySpark reads only the environment)
@@ -121,9 +177,20 @@ def extract_eventlogs(
     console = Console(highlight=False, soft_wrap=True)
     where = redact_url(url) if url is not None else str(out)
     console.print(f"Extracting lineage from {len(paths)} path(s) to {where}", markup=False)
-    report = run_extraction(
-        list(paths), target, master=master, since=since_epoch, state_file=state_file
-    )
+    progress = None
+    if progress_every > 0:
+        progress = Progress(progress_every, lambda line: click.echo(line, err=True))
+    options = FollowOptions(poll_interval, follow_timeout) if follow else None
+    with _stopping_on_signals(options):
+        report = run_extraction(
+            list(paths),
+            target,
+            master=master,
+            since=since_epoch,
+            state_file=state_file,
+            progress=progress,
+            follow=options,
+        )
     for result in [r for r in report.results if r.status != "ok"][:_SHOW_AT_MOST]:
         console.print(f"{result.status}: {result.path}: {result.reason}", markup=False)
     seconds = max(report.seconds, 1e-9)

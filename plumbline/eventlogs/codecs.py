@@ -226,3 +226,72 @@ def decompressed(raw: IO[bytes], codec: str | None, buffer_size: int = 1 << 16) 
                 "(pip install 'plumbline[eventlogs]')"
             ) from None
     return cast(IO[bytes], io.BufferedReader(_READERS[codec](raw), buffer_size))
+
+
+class IncrementalDecoder:
+    """Decompresses a file that is still being written, a piece at a time: `feed(new bytes)`
+    returns what the complete blocks so far hold; a block cut at the end waits for its rest
+    (`pending`), so a file can be read on as it grows, from where the last read stopped."""
+
+    def __init__(self, codec: str | None) -> None:
+        self.codec = codec
+        self._pending = b""
+        self._zstd: Any = None
+        self._reader: _BlockReader | None = None
+        if codec is not None:
+            decompressed(io.BytesIO(), codec)  # the codec's package is there, or say so
+            if codec == "zstd":
+                self._zstd = _zstd_object()
+            else:
+                self._reader = _READERS[codec](io.BytesIO())
+
+    @property
+    def pending(self) -> int:
+        """Bytes read that wait for the rest of their block."""
+        return len(self._pending)
+
+    def feed(self, data: bytes) -> bytes:
+        """The decompressed bytes of the blocks `data` completes."""
+        if self.codec is None:
+            return data
+        if self._zstd is not None:
+            return self._feed_zstd(data)
+        buffer = self._pending + data
+        if not buffer or (self.codec == "snappy" and len(buffer) < 16 and not self._started()):
+            self._pending = buffer
+            return b""
+        stream = io.BytesIO(buffer)
+        assert self._reader is not None
+        self._reader._raw = stream
+        blocks: list[bytes] = []
+        used = 0
+        while True:
+            try:
+                block = self._reader.next_block()
+            except TruncatedError:
+                break
+            used = stream.tell()
+            if not block:
+                break
+            blocks.append(block)
+        self._pending = buffer[used:]
+        return b"".join(blocks)
+
+    def _started(self) -> bool:
+        return bool(getattr(self._reader, "_started", True))
+
+    def _feed_zstd(self, data: bytes) -> bytes:
+        out: list[bytes] = []
+        while data:
+            out.append(self._zstd.decompress(data))
+            if not self._zstd.eof:
+                break
+            data = self._zstd.unused_data  # a next frame follows
+            self._zstd = _zstd_object()
+        return b"".join(out)
+
+
+def _zstd_object() -> Any:
+    import zstandard
+
+    return zstandard.ZstdDecompressor().decompressobj()

@@ -106,7 +106,7 @@ def _stat(path: str) -> tuple[int, float]:
     return stat.st_size, stat.st_mtime
 
 
-def _name(path: str) -> str:
+def file_name(path: str) -> str:
     return path.rstrip("/").rsplit("/", 1)[-1]
 
 
@@ -116,7 +116,7 @@ def rolling_log(path: str) -> EventLog:
     log = EventLog(path)
     for entry, is_dir, size, mtime in _listing(path):
         log.mtime = max(log.mtime, mtime)
-        name = _name(entry)
+        name = file_name(entry)
         if name.startswith(_STATUS_PREFIX):
             log.in_progress = name.endswith(IN_PROGRESS)
         elif name.startswith(_PART_PREFIX) and not is_dir:
@@ -139,12 +139,14 @@ def find_logs(paths: list[str]) -> tuple[list[EventLog], list[tuple[str, str]]]:
         try:
             if not _is_dir(path):
                 size, mtime = _stat(path)
-                found.append(EventLog(path, [path], _name(path).endswith(IN_PROGRESS), size, mtime))
-            elif _name(path).startswith(ROLLING_PREFIX):
+                found.append(
+                    EventLog(path, [path], file_name(path).endswith(IN_PROGRESS), size, mtime)
+                )
+            elif file_name(path).startswith(ROLLING_PREFIX):
                 found.append(rolling_log(path))
             else:
                 for entry, is_dir, size, mtime in sorted(_listing(path)):
-                    name = _name(entry)
+                    name = file_name(entry)
                     if is_dir and name.startswith(ROLLING_PREFIX):
                         found.append(rolling_log(entry))
                     elif not is_dir and not name.startswith("."):
@@ -157,50 +159,57 @@ def find_logs(paths: list[str]) -> tuple[list[EventLog], list[tuple[str, str]]]:
     return found, problems
 
 
-def _open(path: str) -> IO[bytes]:
+def open_log_file(path: str) -> IO[bytes]:
     if _is_remote(path):
         stream: IO[bytes] = _filesystem(path).open(path, "rb")
         return stream
     return open(_local(path), "rb")  # noqa: SIM115 - closed by the caller's `with`
 
 
+def parse_line(line: bytes, name: str, number: int) -> dict[str, Any]:
+    """One event line parsed; raises EventLogError when it is not a JSON object."""
+    try:
+        event = json.loads(line)
+    except ValueError:
+        raise EventLogError(f"{name}: line {number} is not a JSON event") from None
+    if not isinstance(event, dict):
+        raise EventLogError(f"{name}: line {number} is not a JSON event")
+    return event
+
+
 def read_events(log: EventLog) -> Iterator[dict[str, Any]]:
     """Every event of a log, parsed, in order; raises EventLogError on a corrupt or cut log
     (a last line without its newline in a log that is no longer written is a cut log)."""
     for path in log.files:
-        codec = codec_of(_name(path))
-        with decompressed(_open(path), codec) as stream:
+        codec = codec_of(file_name(path))
+        with decompressed(open_log_file(path), codec) as stream:
             number = 0
             try:
                 for line in stream:
                     number += 1
                     if len(line) > MAX_EVENT_BYTES:
                         raise EventLogError(
-                            f"{_name(path)}: line {number} is larger than {MAX_EVENT_BYTES} bytes"
+                            f"{file_name(path)}: line {number} is larger than {MAX_EVENT_BYTES} bytes"
                         )
                     if not line.strip():
                         continue
                     if not line.endswith(b"\n") and not log.in_progress:
                         raise EventLogError(
-                            f"{_name(path)}: truncated (the last event is cut short)"
+                            f"{file_name(path)}: truncated (the last event is cut short)"
                         )
                     try:
-                        event = json.loads(line)
-                    except ValueError:
+                        event = parse_line(line, file_name(path), number)
+                    except EventLogError:
                         if not line.endswith(b"\n"):  # the application is still writing it
                             return
-                        raise EventLogError(
-                            f"{_name(path)}: line {number} is not a JSON event"
-                        ) from None
-                    if not isinstance(event, dict):
-                        raise EventLogError(f"{_name(path)}: line {number} is not a JSON event")
+                        raise
                     yield event
             except TruncatedError as exc:
                 if not log.in_progress:
-                    raise EventLogError(f"{_name(path)}: truncated ({exc})") from None
+                    raise EventLogError(f"{file_name(path)}: truncated ({exc})") from None
             except EventLogError:
                 raise
             except Exception as exc:  # a codec library's own error: a corrupt file
                 raise EventLogError(
-                    f"{_name(path)}: corrupt ({type(exc).__name__}: {exc})"
+                    f"{file_name(path)}: corrupt ({type(exc).__name__}: {exc})"
                 ) from None

@@ -9,6 +9,7 @@ only a small result per log. The driver never reads a log.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,11 +17,13 @@ from typing import Any
 
 from plumbline.eventlogs.files import EventLog, find_logs
 from plumbline.eventlogs.incremental import read_state, why_skip, write_state
+from plumbline.eventlogs.progress import Counts, Progress
 from plumbline.eventlogs.task import LogResult, Target, extract_logs
 
 log = logging.getLogger(__name__)
 
 APP_NAME = "plumbline_extract_eventlogs"
+STILL_RUNNING = "the application is still running (taken next time)"
 
 
 @dataclass
@@ -58,6 +61,36 @@ def _session(master: str | None) -> Any:
     return spark
 
 
+@dataclass
+class FollowOptions:
+    """`--follow`: poll every `interval` seconds, until `stop` is set or `timeout` seconds."""
+
+    interval: float
+    timeout: float | None = None
+    stop: threading.Event = field(default_factory=threading.Event)
+
+
+def _run_job(
+    context: Any, ready: list[EventLog], target: Target, progress: Progress | None
+) -> list[LogResult]:
+    """One task per log; the tasks add each log's counts to accumulators the progress reads."""
+    counters = tuple(context.accumulator(0) for _ in range(4))
+
+    def read() -> Counts:
+        logs, executions, sent, size = (int(c.value) for c in counters)
+        return logs, executions, sent, size
+
+    rdd = context.parallelize(ready, len(ready))
+    job = rdd.mapPartitions(lambda part: extract_logs(part, target, counters))
+    if progress is None:
+        results: list[LogResult] = job.collect()
+        return results
+    with progress.watching(read):
+        results = job.collect()
+    progress.update(read(), force=True)
+    return results
+
+
 def run_extraction(
     paths: list[str],
     target: Target,
@@ -66,9 +99,13 @@ def run_extraction(
     spark: Any = None,
     since: float | None = None,
     state_file: Path | None = None,
+    progress: Progress | None = None,
+    follow: FollowOptions | None = None,
 ) -> ExtractionReport:
     """Extract the logs under `paths` to `target` on Spark: on `spark`, else the active session
-    (a notebook's, a test's: left running), else a new session on `master` (stopped at the end)."""
+    (a notebook's, a test's: left running), else a new session on `master` (stopped at the end).
+    With `progress`, a line every few seconds while the job runs. With `follow`, the logs of
+    applications still running are then tailed (`follow.follow`) until it stops."""
     started = time.perf_counter()
     report = ExtractionReport()
     state = read_state(state_file)
@@ -78,7 +115,7 @@ def run_extraction(
     for event_log in logs:
         reason = why_skip(event_log, since, state)
         if event_log.in_progress:
-            reason = "the application is still running (taken next time)"
+            reason = STILL_RUNNING
         if reason is not None:
             skipped = LogResult(event_log.path, "skipped", reason, bytes=event_log.size)
             report.results.append(skipped)
@@ -92,15 +129,37 @@ def run_extraction(
             spark = SparkSession.getActiveSession()
         owned = spark is None
         session = spark if spark is not None else _session(master)
+        if progress is not None:
+            progress.total = len(ready)
         try:
-            context = session.sparkContext
-            rdd = context.parallelize(ready, len(ready))
-            report.results += rdd.mapPartitions(lambda part: extract_logs(part, target)).collect()
+            report.results += _run_job(session.sparkContext, ready, target, progress)
         finally:
             if owned:
                 session.stop()
+    read = {r.path for r in report.results if r.status == "ok"}
+    done = [event_log for event_log in ready if event_log.path in read]
+    if follow is not None:
+        from plumbline.eventlogs.follow import follow as tail_logs
+        from plumbline.eventlogs.follow import log_key
+
+        report.results = [r for r in report.results if r.reason != STILL_RUNNING]
+        handled = {log_key(r.path) for r in report.results}
+        if progress is not None:
+            progress.total = None  # logs appear while following
+        followed = tail_logs(
+            paths,
+            target,
+            interval=follow.interval,
+            timeout=follow.timeout,
+            stop=follow.stop,
+            handled=handled,
+            since=since,
+            state=state,
+            progress=progress,
+        )
+        report.results += followed.results
+        done += followed.done
     if state_file is not None:
-        read = {r.path for r in report.results if r.status == "ok"}
-        write_state(state_file, state, [log for log in ready if log.path in read])
+        write_state(state_file, state, done)
     report.seconds = time.perf_counter() - started
     return report

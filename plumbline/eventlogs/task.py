@@ -52,7 +52,7 @@ class LogResult:
     seconds: float = 0.0
 
 
-def _safe_name(path: str) -> str:
+def safe_name(path: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", path.rstrip("/").rsplit("/", 1)[-1]) or "log"
 
 
@@ -90,7 +90,7 @@ def _to_folder(events: Iterable[dict[str, Any]], folder: str, name: str) -> int:
     return count
 
 
-def _to_server(events: Iterable[dict[str, Any]], target: Target) -> tuple[int, str]:
+def to_server(events: Iterable[dict[str, Any]], target: Target) -> tuple[int, str]:
     from plumbline.transports import HttpTransport, TransportConfig
     from plumbline.transports.replay import Line, Replayer
 
@@ -115,9 +115,9 @@ def extract_log(event_log: EventLog, target: Target) -> LogResult:
     reading = _Reading(event_log, target.namespace)
     try:
         if target.out is not None:
-            result.sent = _to_folder(reading, target.out, _safe_name(event_log.path))
+            result.sent = _to_folder(reading, target.out, safe_name(event_log.path))
         else:
-            result.sent, undelivered = _to_server(reading, target)
+            result.sent, undelivered = to_server(reading, target)
             if undelivered:
                 result.status, result.reason = "failed", undelivered
     except Exception as exc:  # the target failed (a full disk, a bad URL): this log only
@@ -134,7 +134,15 @@ def extract_log(event_log: EventLog, target: Target) -> LogResult:
     return result
 
 
-def extract_logs(logs: Iterable[EventLog], target: Target) -> Iterator[LogResult]:
-    """`extract_log` for each log (a Spark task's partition)."""
+def extract_logs(
+    logs: Iterable[EventLog], target: Target, counters: tuple[Any, ...] = ()
+) -> Iterator[LogResult]:
+    """`extract_log` for each log (a Spark task's partition); adds each log's counts (logs,
+    executions, events sent, bytes) to `counters` (Spark accumulators), when given."""
     for event_log in logs:
-        yield extract_log(event_log, target)
+        result = extract_log(event_log, target)
+        if counters:
+            values = (1, result.executions, result.sent, result.bytes)
+            for counter, value in zip(counters, values, strict=True):
+                counter.add(value)
+        yield result

@@ -10,7 +10,12 @@ import cramjam
 import pytest
 import zstandard
 
-from plumbline.eventlogs.codecs import codec_of, decompressed, lzf_decompress
+from plumbline.eventlogs.codecs import (
+    IncrementalDecoder,
+    codec_of,
+    decompressed,
+    lzf_decompress,
+)
 from plumbline.eventlogs.errors import EventLogError
 
 TEXT = b"".join(b'{"Event":"SparkListenerLogStart","n":%d}\n' % i for i in range(2000))
@@ -89,3 +94,17 @@ def test_the_codec_comes_from_the_file_name(name: str, codec: str | None) -> Non
 def test_an_unknown_codec_is_named() -> None:
     with pytest.raises(EventLogError, match="unknown event log codec 'gz'"):
         codec_of("local-1.gz")
+
+
+@pytest.mark.parametrize("codec", [*sorted(FRAMES), None])
+@pytest.mark.parametrize("piece", [1, 7, 1000, 100_000])
+def test_a_growing_file_is_decoded_piece_by_piece(codec: str | None, piece: int) -> None:
+    """`--follow` reads a file as it is written: any cut between two reads waits for its rest."""
+    framed = FRAMES[codec](TEXT) if codec else TEXT
+    decoder = IncrementalDecoder(codec)
+    out = b"".join(decoder.feed(framed[s : s + piece]) for s in range(0, len(framed), piece))
+    assert out == TEXT and decoder.pending == 0
+    cut = IncrementalDecoder(codec)
+    if codec in ("lz4", "snappy", "lzf"):  # a block cut short is held back, not half decoded
+        got = cut.feed(framed[: len(framed) // 2 + 3])
+        assert TEXT.startswith(got) and len(got) < len(TEXT) and cut.pending > 0

@@ -4,6 +4,7 @@ write, bad logs), compared with the same application captured live."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -198,3 +199,29 @@ def test_live_and_extracted_make_one_run_and_reruns_add_nothing(
         report = run_extraction([str(plain[0])], Target(url=live_server.url), spark=spark)
         assert not report.failed and report.total("sent") > 0
         assert _server_state(live_server.url) == live_only
+
+
+def test_progress_is_written_while_the_job_runs(workdir: Path, spark: Any, tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        main,
+        [
+            "extract-eventlogs",
+            str(workdir / "logs"),
+            "--out",
+            str(tmp_path / "out"),
+            "--progress",
+            "0.05",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    logs = len(list((workdir / "logs").iterdir()))
+    found = [
+        re.match(r"progress: (\d+)/(\d+) logs, (\d+) executions, (\d+) events", line)
+        for line in result.stderr.splitlines()
+    ]
+    counts = [tuple(int(g) for g in m.groups()) for m in found if m is not None]
+    assert len(counts) >= 2 and all(total == logs for _, total, _, _ in counts)
+    assert counts[0][0] < logs  # a line while the tasks were still reading
+    assert counts == sorted(counts) and counts[-1][0] == logs
+    sent = sum(len(p.read_text().splitlines()) for p in (tmp_path / "out").glob("*.jsonl"))
+    assert counts[-1][3] == sent
