@@ -193,6 +193,11 @@ def extract_eventlogs(
         )
     for result in [r for r in report.results if r.status != "ok"][:_SHOW_AT_MOST]:
         console.print(f"{result.status}: {result.path}: {result.reason}", markup=False)
+    for result in [r for r in report.results if r.unnamed][:_SHOW_AT_MOST]:
+        console.print(
+            f"warning: {result.path}: {result.unnamed} write(s) without an output: {result.note}",
+            markup=False,
+        )
     seconds = max(report.seconds, 1e-9)
     done = [r for r in report.results if r.status == "ok"]
     table = Table(show_header=True, header_style="bold")

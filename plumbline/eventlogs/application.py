@@ -24,9 +24,11 @@ from plumbline.spark import events
 from plumbline.spark.datasets import DatasetId, from_jdbc, from_location, from_table, redact_text
 from plumbline.spark.facts import ActionFacts, DatasetFacts
 from plumbline.spark.jvm import TableInfo
-from plumbline.spark.lineage import DIRECT, IDENTITY, Deps, column_lineage
+from plumbline.spark.lineage import DIRECT, IDENTITY, Deps, LineageWalker, column_lineage
+from plumbline.spark.plan import Node
 from plumbline.spark.runs import merge_executions
 from plumbline.spark.settings import PROPERTIES_KEY, captured_properties
+from plumbline.spark.vocabulary import V2_WRITES
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +46,9 @@ _SCAN_METRICS = {
 }
 _CATALOG_EVENTS = frozenset({"CreateTableEvent", "DropTableEvent", "RenameTableEvent"})
 KNOWN_SPARK_LINES = ("3.", "4.")
+_JDBC_CATALOG = "JDBCTableCatalog"
+_QUERY_WRAPPERS = frozenset({"DeserializeToObject", "SerializeFromObject", "MapPartitions"})
+MAX_UNNAMED = 100  # unnamed writes listed in the application's facet
 _FORMAT_NAMES = {"parquet", "json", "csv", "orc", "text", "avro", "hive", "delta", "iceberg"}
 
 
@@ -67,9 +72,19 @@ class _Execution:
 
 
 @dataclass
+class _Query:
+    """A nested execution that writes nothing: the query a V2 or JDBC write ran (its reads)."""
+
+    root: Node
+    inputs: list[DatasetFacts]
+    source_of: Any
+
+
+@dataclass
 class _Action:
     start_ms: float
     finished: dict[int, tuple[ActionFacts, int]] = field(default_factory=dict)  # id -> truncation
+    queries: dict[int, _Query] = field(default_factory=dict)
 
 
 @dataclass
@@ -79,6 +94,7 @@ class LogStats:
     events: int = 0
     executions: int = 0
     actions: int = 0
+    unnamed: list[dict[str, Any]] = field(default_factory=list)  # writes the log cannot name
 
 
 class ApplicationLog:
@@ -97,6 +113,7 @@ class ApplicationLog:
         self.ended = False
         self._properties: dict[str, str] = {}
         self._warehouse: str | None = None
+        self._jdbc_catalogs: dict[str, str] = {}  # V2 JDBC catalog name -> its URL
         self._running: dict[int, _Execution] = {}
         self._actions: dict[int, _Action] = {}
         self._owner: dict[int, int] = {}  # accumulator id -> execution id
@@ -120,6 +137,7 @@ class ApplicationLog:
         elif kind == "SparkListenerApplicationEnd":
             self.ended = True
             return [self._application_event("COMPLETE", float(event.get("Timestamp", 0)))]
+
         elif kind.startswith(_SQL):
             return self._sql_event(kind[len(_SQL) :], event)
         elif kind == "SparkListenerTaskEnd":
@@ -145,6 +163,13 @@ class ApplicationLog:
             for name in captured_properties(conf.get(PROPERTIES_KEY, ""))
             if name in conf
         }
+        self._jdbc_catalogs = {
+            key.removeprefix("spark.sql.catalog."): conf.get(f"{key}.url", "")
+            for key, value in conf.items()
+            if key.startswith("spark.sql.catalog.")
+            and key.count(".") == 3
+            and _JDBC_CATALOG in value
+        }
         warehouse = conf.get("spark.sql.warehouse.dir")
         if warehouse:
             warehouse = warehouse.rstrip("/")
@@ -169,7 +194,9 @@ class ApplicationLog:
             self.app_name,
             run_facets={
                 "processing_engine": events.processing_engine(self.spark_version),
-                "plumbline_extraction": self._extraction_facet(None, 0),
+                "plumbline_extraction": self._extraction_facet(
+                    None, 0, self.stats.unnamed if event_type == "COMPLETE" else None
+                ),
             },
             job_facets={"jobType": events.job_type("APPLICATION")},
         )
@@ -232,12 +259,12 @@ class ApplicationLog:
         self.stats.executions += 1
         for accumulator in [a for a, e in self._owner.items() if e == execution.execution_id]:
             del self._owner[accumulator]
-        facts = self._describe(execution)
+        action = self._actions.setdefault(execution.root_id, _Action(execution.start_ms))
+        facts = self._describe(execution, action)
         error = str(event.get("errorMessage") or "")
         if error:
             message, _, stack = error.partition("\n")
             facts.error = (redact_text(message), redact_text(stack))
-        action = self._actions.setdefault(execution.root_id, _Action(execution.start_ms))
         action.finished[execution.execution_id] = (facts, execution.plan.truncated_nodes)
         if execution.execution_id != execution.root_id:
             return []
@@ -246,11 +273,8 @@ class ApplicationLog:
 
     # -- one action -----------------------------------------------------------------------------
 
-    def _describe(self, execution: _Execution) -> ActionFacts:
+    def _describe(self, execution: _Execution, action: _Action) -> ActionFacts:
         plan = execution.plan
-        if plan.write is None:
-            return ActionFacts(plan.root.name)
-        facts = ActionFacts(plan.write.command)
         reads: dict[int, list[DatasetFacts]] = {}
         inputs: dict[str, DatasetFacts] = {}
         for leaf_id, scan in plan.scans.items():
@@ -266,15 +290,21 @@ class ApplicationLog:
                 if len(found) == 1:
                     for metric, value in stats.items():
                         known.stats[metric] = known.stats.get(metric, 0) + value
-        facts.inputs = list(inputs.values())
 
         def source_of(leaf: Any, column: str) -> Deps:
             return {(d.id.key, column): {(DIRECT, IDENTITY)} for d in reads.get(id(leaf), [])}
 
+        if plan.write is None:
+            if inputs and execution.execution_id != execution.root_id:
+                query = _Query(plan.root, list(inputs.values()), source_of)
+                action.queries[execution.execution_id] = query
+            return ActionFacts(plan.root.name)
+        facts = ActionFacts(plan.write.command)
+        facts.inputs = list(inputs.values())
         output = self._write_output(execution, facts.command)
         if output is not None:
             output.lineage = column_lineage(plan.root, source_of)
-            output.schema = _output_schema(plan.root, output, inputs)
+            output.schema = _output_schema(plan.root, output, inputs) or output.schema
             output.stats = {
                 _WRITE_METRICS[name]: execution.metrics[acc]
                 for name, acc in plan.write.metrics.items()
@@ -324,13 +354,60 @@ class ApplicationLog:
                 change = ("CreateTableEvent", (table[0] or "default").lower(), table[1].lower())
                 mode = "Create" if change in execution.catalog else None
         elif command == "SaveIntoDataSourceCommand":
-            facts = _data_source_output(args)
+            facts, why = _data_source_output(args)
+            if why:
+                self._unnamed(execution, command, why)
+        elif command in V2_WRITES:
+            facts = self._v2_output(execution, command, args)
+            mode = None
         if facts is None:
             return None
         facts.source_uri = facts.id.namespace
         facts.lifecycle = {"Overwrite": "OVERWRITE", "Create": "CREATE"}.get(mode or "")
+        if command in V2_WRITES:
+            facts.lifecycle = V2_WRITES[command]
         facts.ignore_mode = mode == "Ignore"
         return facts
+
+    def _v2_output(
+        self, execution: _Execution, command: str, args: list[str]
+    ) -> DatasetFacts | None:
+        """The table of a V2 write: named as live capture names a JDBC catalog's table, by the
+        URL the log's environment gives the catalog; said so (`unnamedWrites`) when it cannot be."""
+        schema = ""
+        if command in ("CreateTableAsSelect", "ReplaceTableAsSelect"):
+            kind = args[0].split("@", 1)[0].rsplit(".", 1)[-1] if args else ""
+            parts = [p.strip("`") for p in args[1].split(".")] if len(args) > 1 else None
+        else:
+            found = planinfo.v2_table(args[0]) if args else None
+            kind, parts = found if found is not None else ("", None)
+            schema = args[0] if args else ""
+        urls = {url for url in self._jdbc_catalogs.values() if url}
+        why = ""
+        if parts is None:
+            why = "the log does not show the table a V2 write wrote"
+        elif "JDBC" not in kind:
+            why = f"a DataSource V2 table ({kind or 'unknown'}) plumbline does not name from a log"
+        elif not urls:
+            why = "the log's environment holds no JDBC catalog's URL (spark.sql.catalog.NAME.url)"
+        elif len(urls) > 1:
+            why = "several JDBC catalogs: the log does not say which one the table is in"
+        if why or parts is None:
+            self._unnamed(execution, command, why, ".".join(parts or []))
+            return None
+        facts = DatasetFacts(from_jdbc(urls.pop(), ".".join(parts)))
+        facts.schema = [{"name": name} for name in planinfo.struct_type_names(schema)]
+        return facts
+
+    def _unnamed(self, execution: _Execution, command: str, reason: str, table: str = "") -> None:
+        entry: dict[str, Any] = {
+            "executionId": execution.execution_id,
+            "command": command,
+            "reason": reason,
+        }
+        if table:
+            entry["table"] = table
+        self.stats.unnamed.append(entry)
 
     def _action_events(self, root_id: int, action: _Action, end_ms: float) -> list[dict[str, Any]]:
         ordered = [action.finished[i] for i in sorted(action.finished)]
@@ -340,6 +417,8 @@ class ApplicationLog:
         for position, table_write in enumerate(every):  # Spark 4.1+: CTAS nested in a wrapper
             _complete_table_writes(table_write, every[position + 1 :])
         facts = merge_executions(root_facts, nested)
+        if facts is not None and facts.writes:
+            _complete_from_nested(facts, every, [action.queries[i] for i in sorted(action.queries)])
         if facts is None or not facts.writes:
             return []
         self.stats.actions += 1
@@ -388,7 +467,9 @@ class ApplicationLog:
         )
         return [start, end]
 
-    def _extraction_facet(self, execution_id: int | None, truncated: int) -> dict[str, Any]:
+    def _extraction_facet(
+        self, execution_id: int | None, truncated: int, unnamed: list[dict[str, Any]] | None = None
+    ) -> dict[str, Any]:
         facet: dict[str, Any] = {
             "_producer": events.PRODUCER,
             "_schemaURL": EXTRACTION_FACET_SCHEMA_URL,
@@ -399,6 +480,8 @@ class ApplicationLog:
         }
         if execution_id is not None:
             facet["executionId"] = execution_id
+        if unnamed:
+            facet["unnamedWrites"] = unnamed[:MAX_UNNAMED]
         return facet
 
 
@@ -412,7 +495,8 @@ def _format_argument(args: list[str]) -> str | None:
     return None
 
 
-def _data_source_output(args: list[str]) -> DatasetFacts | None:
+def _data_source_output(args: list[str]) -> tuple[DatasetFacts | None, str]:
+    """A `SaveIntoDataSourceCommand`'s output from its options, or why it has none."""
     options: dict[str, str] = {}
     for arg in args:
         if arg.startswith("[") and "=" in arg:
@@ -420,11 +504,16 @@ def _data_source_output(args: list[str]) -> DatasetFacts | None:
                 key, _, value = pair.partition("=")
                 options[key.strip().lower()] = value.strip()
     url, table = options.get("url", ""), options.get("dbtable", "")
-    if url.startswith("jdbc:") and table:  # Spark redacts the URL unless told not to
-        return DatasetFacts(from_jdbc(url, table))
+    if url.startswith("jdbc:") and table:
+        return DatasetFacts(from_jdbc(url, table)), ""
+    if table and "redacted" in url:
+        return None, (
+            f"the JDBC URL of table {table} is redacted in the log "
+            "(spark.sql.redaction.options.regex, by default (?i)url)"
+        )
     if options.get("path"):
-        return DatasetFacts(from_location(options["path"]))
-    return None
+        return DatasetFacts(from_location(options["path"])), ""
+    return None, ""
 
 
 def _local(location: str) -> str | None:
@@ -460,6 +549,26 @@ def _complete_table_writes(root: ActionFacts | None, nested: list[ActionFacts]) 
     output.lineage, output.schema = written.lineage, written.schema
     root.inputs = root.inputs or writer.inputs
     root.error = root.error or writer.error
+
+
+def _complete_from_nested(
+    facts: ActionFacts, every: list[ActionFacts], queries: list[_Query]
+) -> None:
+    """A V2 or JDBC write whose plan holds no query (it runs as a nested execution): its inputs
+    and column lineage come from that execution, its columns from a nested write of the same table."""
+    output = facts.outputs[0]
+    if not output.schema:
+        same = (f.outputs[0] for f in every if f.outputs and f.outputs[0].id.key == output.id.key)
+        output.schema = next((o.schema for o in same if o.schema), [])
+    if facts.inputs or not queries or (output.lineage and output.lineage.columns):
+        return
+    query = queries[0]
+    facts.inputs = query.inputs
+    root = query.root
+    while root.name in _QUERY_WRAPPERS and len(root.children) == 1:
+        root = root.children[0]
+    names = [str(f["name"]) for f in output.schema] or None
+    output.lineage = LineageWalker(query.source_of).query_lineage(root, names)
 
 
 def _output_schema(

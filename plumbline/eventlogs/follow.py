@@ -262,9 +262,4 @@ def _poll(tail: Tail, event_log: EventLog, delivery: _Delivery) -> None:
     result.sent += sent
     if undelivered:
         result.status, result.reason = "failed", undelivered
-    stats = tail.app.stats
-    result.events_read, result.executions, result.actions = (
-        stats.events,
-        stats.executions,
-        stats.actions,
-    )
+    result.count(tail.app.stats)

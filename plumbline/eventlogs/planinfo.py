@@ -23,7 +23,15 @@ from plumbline.spark.lineage import TRUNCATED
 from plumbline.spark.plan import Node
 
 _WRITE_PREFIX = "Execute "
-_V2_WRITE_EXECS = ("AppendData", "OverwriteByExpression", "OverwritePartitionsDynamic")
+_V2_WRITE_EXECS = (
+    "AppendData",
+    "OverwriteByExpression",
+    "OverwritePartitionsDynamic",
+    "CreateTableAsSelect",
+    "ReplaceTableAsSelect",
+    "AtomicCreateTableAsSelect",
+    "AtomicReplaceTableAsSelect",
+)
 _AGGREGATES = frozenset({"HashAggregate", "SortAggregate", "ObjectHashAggregate"})
 _JOINS = frozenset(
     {"SortMergeJoin", "BroadcastHashJoin", "ShuffledHashJoin", "BroadcastNestedLoopJoin"}
@@ -145,6 +153,8 @@ class _Converter:
             if args and args[-1].startswith("[") and "=" not in args[-1]:
                 node.fields["outputColumnNames"] = args[-1]
             return node
+        if name.startswith(_V2_WRITE_EXECS):
+            return Node(v2_command(name), {"arguments": split_top(body)}, children)
         if (
             name == "LocalTableScan"
             or name.startswith("Scan ExistingRDD")
@@ -294,10 +304,11 @@ def convert(info: dict[str, Any], description: str) -> ConvertedPlan:
     while True:
         name = str(raw.get("nodeName", "")).strip()
         if name.startswith(_WRITE_PREFIX) or name.startswith(_V2_WRITE_EXECS):
-            command = name[len(_WRITE_PREFIX) :] if name.startswith(_WRITE_PREFIX) else name
-            write = Write(
-                command.strip(), list(node.fields.get("arguments") or []), metric_ids(raw)
-            )
+            command = node.name
+            arguments = list(node.fields.get("arguments") or [])
+            if not arguments:  # Spark 3.5 logs `Execute SaveIntoDataSourceCommand` bare
+                arguments = argument_after(description, command)
+            write = Write(command, arguments, metric_ids(raw))
             break
         kids = raw.get("children") or []
         if len(kids) != 1 or len(node.children) != 1:
@@ -305,6 +316,29 @@ def convert(info: dict[str, Any], description: str) -> ConvertedPlan:
         node, raw = node.children[0], kids[0]
     truncated = converter.truncated + (1 if description_truncated(description) else 0)
     return ConvertedPlan(node if write is not None else root, write, converter.scans, truncated)
+
+
+def v2_command(exec_name: str) -> str:
+    """The logical command a V2 write operator runs, as live capture names it
+    (`AppendDataExecV1` -> `AppendData`, `AtomicCreateTableAsSelect` -> `CreateTableAsSelect`)."""
+    name = exec_name.removeprefix("Atomic")
+    for suffix in ("ExecV1", "Exec"):
+        name = name.removesuffix(suffix)
+    return name
+
+
+def v2_table(argument: str) -> tuple[str, list[str]] | None:
+    """A V2 write's table from its first argument, `JDBCTable(public.t,StructType(...),...)`:
+    the table's class and identifier parts; None when it is not such a string."""
+    match = re.match(r"^(\w+)\(([^,()]+),", argument.strip())
+    if match is None:
+        return None
+    return match.group(1), [p.strip("`") for p in match.group(2).split(".")]
+
+
+def struct_type_names(text: str) -> list[str]:
+    """The field names of a `StructType(StructField(id,LongType,true),...)` string."""
+    return re.findall(r"StructField\(([^,]+),", text)
 
 
 def argument_after(description: str, command: str) -> list[str]:

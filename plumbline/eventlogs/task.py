@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from plumbline.eventlogs.application import ApplicationLog
+from plumbline.eventlogs.application import ApplicationLog, LogStats
 from plumbline.eventlogs.errors import EventLogError
 from plumbline.eventlogs.files import EventLog, read_events
 from plumbline.transports.serialize import dumps_event
@@ -50,6 +50,18 @@ class LogResult:
     sent: int = 0  # OpenLineage events delivered
     bytes: int = 0  # the log's size on disk
     seconds: float = 0.0
+    unnamed: int = 0  # writes the log cannot name (a redacted JDBC URL...)
+    note: str = ""  # why, for the first of them
+
+    def count(self, stats: LogStats) -> None:
+        """Take the counts of the log's application."""
+        self.events_read, self.executions, self.actions = (
+            stats.events,
+            stats.executions,
+            stats.actions,
+        )
+        self.unnamed = len(stats.unnamed)
+        self.note = str(stats.unnamed[0]["reason"]) if stats.unnamed else ""
 
 
 def safe_name(path: str) -> str:
@@ -124,12 +136,7 @@ def extract_log(event_log: EventLog, target: Target) -> LogResult:
         result.status, result.reason = "failed", f"{type(exc).__name__}: {exc}"
     if reading.error is not None:
         result.status, result.reason = "failed", reading.error
-    stats = reading.app.stats
-    result.events_read, result.executions, result.actions = (
-        stats.events,
-        stats.executions,
-        stats.actions,
-    )
+    result.count(reading.app.stats)
     result.seconds = time.perf_counter() - started
     return result
 
