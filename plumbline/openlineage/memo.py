@@ -47,6 +47,13 @@ class BoundedLRU(Generic[V]):
                 _, (_, dropped) = self._entries.popitem(last=False)
                 self.size -= dropped
 
+    def pop(self, key: Hashable) -> None:
+        """Forget ``key`` (nothing when absent)."""
+        with self._lock:
+            old = self._entries.pop(key, None)
+            if old is not None:
+                self.size -= old[1]
+
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()

@@ -3,31 +3,19 @@ with one thing changed, and none from the steady pipeline repeated 100 times (is
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
-import pytest
 from pipeline import DS, NS, day, hour_time, orders, raw, run_id
 from sqlalchemy.engine import Engine
 from store_summary import dataset, ingest
 
-from plumbline.analysis.health import complete_alerts
 from plumbline.store.read import alerts as alert_reads
 from plumbline.store.write import writer_for
 from plumbline.store.write.alert_rules import AlertRules
 from plumbline.store.write.freshness import check_freshness
 
 STEADY_HOURS = 6
-
-
-@pytest.fixture
-def store(engine: Engine) -> Iterator[Engine]:
-    """The store with alerts completed as a server completes them."""
-    normalizer = writer_for(engine).normalizer
-    normalizer.on_alerts = complete_alerts
-    yield engine
-    normalizer.on_alerts = None
 
 
 def steady(engine: Engine, hours: int = STEADY_HOURS) -> None:

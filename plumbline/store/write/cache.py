@@ -7,14 +7,18 @@ The cache is a conservative view of the store, safe with other writers on the sa
 - it learns only from transactions that committed (:meth:`WriteCache.learn` after the commit);
 - it only holds facts that stay true: field ids (fields are never deleted), and for each edge a
   time span the stored span contains (edge spans only widen; ``last_seen`` by the hour) and the masking flag last written;
-- dataset facets are looked up by the digest stored beside them, so a stale entry is never used.
+- dataset facets are looked up by the digest stored beside them, so a stale entry is never used;
+- each job's newest ended runs (what change alerts compare a run with), with the job's latest run
+  as the write left it: a write that finds the job's latest run changed by another writer does
+  not use them, one that touches a run they hold drops them, and they are read again from the
+  store every ``HISTORY_REFRESH`` uses (see :mod:`.run_history`).
 Dropping entries (it is bounded, and per process) costs time, never correctness.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from plumbline.openlineage.memo import BoundedLRU
@@ -94,6 +98,48 @@ class LineageSeen:
         )
 
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+@dataclass
+class EndedRun:
+    """An ended run of a job as change alerts look at it: its row and what it read and wrote."""
+
+    id: int
+    uuid: str
+    job_id: int
+    state: str
+    started_at: datetime | None
+    ended_at: datetime | None
+    at: datetime | None  # last_event_at: what orders a job's runs
+    error: str | None
+    io: set[tuple[int, str]] = field(default_factory=set)  # (dataset id, direction)
+    rows: dict[int, int] = field(default_factory=dict)  # output dataset id -> row count
+
+    @property
+    def order(self) -> tuple[datetime, int]:
+        return (self.at or _EPOCH, self.id)
+
+    @property
+    def seconds(self) -> float | None:
+        if self.started_at is None or self.ended_at is None:
+            return None
+        return (self.ended_at - self.started_at).total_seconds()
+
+
+@dataclass(frozen=True)
+class JobHistory:
+    """A job's newest ended runs as a committed write left them (newest first): every ended run
+    of the job ordered at or after the last of them is among them; ``complete``: the job has no
+    other ended runs. ``latest_run`` is the job's latest run uuid after that write; ``uses``
+    counts the writes that used them since they were read from the store."""
+
+    runs: tuple[EndedRun, ...]
+    complete: bool
+    latest_run: str | None
+    uses: int = 0
+
+
 @dataclass
 class CacheUpdate:
     """What one write will teach the cache once its transaction has committed."""
@@ -102,6 +148,7 @@ class CacheUpdate:
     edges: dict[EdgeKey, EdgeSeen] = field(default_factory=dict)
     facets: dict[str, dict[str, Any]] = field(default_factory=dict)  # digest -> facets
     lineages: dict[tuple[int, int], LineageSeen] = field(default_factory=dict)
+    histories: dict[int, JobHistory | None] = field(default_factory=dict)  # None: forget it
 
 
 class WriteCache:
@@ -116,12 +163,15 @@ class WriteCache:
         # Python objects when not shared with the parse cache): about 100 MiB at most
         max_facets: int = 1_024,
         max_lineages: int = 4_096,
+        max_histories: int = 4_096,
     ) -> None:
         self.field_ids: BoundedLRU[int] = BoundedLRU(max_fields)
         self.edges: BoundedLRU[EdgeSeen] = BoundedLRU(max_edges)
         self.facets: BoundedLRU[dict[str, Any]] = BoundedLRU(max_facets)
         # (output dataset id, id(columnLineage facet)) -> what is stored of it
         self.lineages: BoundedLRU[LineageSeen] = BoundedLRU(max_lineages)
+        # job id -> its newest ended runs (change alerts' history)
+        self.histories: BoundedLRU[JobHistory] = BoundedLRU(max_histories)
 
     def learn(self, update: CacheUpdate) -> None:
         """Take in what a committed write stored."""
@@ -137,3 +187,8 @@ class WriteCache:
             self.lineages.put(
                 lineage_key, lineage if known_lineage is None else known_lineage.widened(lineage)
             )
+        for job_id, history in update.histories.items():
+            if history is None:
+                self.histories.pop(job_id)
+            else:
+                self.histories.put(job_id, history)

@@ -100,6 +100,9 @@ class JobState:
     latest_run_uuid: str | None
     latest_run_at: datetime | None
     changed: bool = False
+    # latest_run_uuid as loaded, before this write (whether another writer wrote the job since
+    # this writer last did: see JobHistory)
+    stored_latest_run: str | None = None
     # (job id, version hash) of the version this write makes current, until its id is known
     pending_version: tuple[int, str] | None = None
 

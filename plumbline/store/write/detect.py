@@ -1,7 +1,8 @@
 """Change alerts found as events are normalized (issue 19), at the end of a write, in its
 transaction: schema drift from the schemas the write replaced; new and stopped edges, volume and
 duration anomalies and failures after successes from the runs the write ended, against each job's
-recent history (one statement for all the write's jobs). A write that ends no run and changes no
+recent history (:mod:`.run_history`: from the writer's cache, else one statement for all the
+write's jobs). A write that ends no run and changes no
 schema runs no statement here.
 
 Alerts are stored once (:mod:`.alerts`); their blast radius is attached after the write commits
@@ -11,8 +12,7 @@ Alerts are stored once (:mod:`.alerts`); their blast radius is attached after th
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass, field, replace
-from datetime import datetime
+from dataclasses import dataclass, replace
 from typing import Any
 
 import sqlalchemy as sa
@@ -28,44 +28,22 @@ from plumbline.store.schema import (
     namespaces,
     schema_versions,
 )
+from plumbline.store.write import run_history
 from plumbline.store.write.alert_rules import AlertRules
 from plumbline.store.write.alerts import NewAlert, insert_alerts
-from plumbline.store.write.context import Batch, as_utc
+from plumbline.store.write.cache import EndedRun
+from plumbline.store.write.context import Batch
 
-_ENDED = ("COMPLETE", "FAIL", "ABORT")
 MAD_SCALE = 1.4826  # MAD to a standard deviation, for normal data
-
-
-@dataclass
-class _Run:
-    id: int
-    uuid: str
-    job_id: int
-    state: str
-    started_at: datetime | None
-    ended_at: datetime | None
-    at: datetime | None  # last_event_at: what orders a job's runs
-    error: str | None
-    io: set[tuple[int, str]] = field(default_factory=set)  # (dataset id, direction)
-    rows: dict[int, int] = field(default_factory=dict)  # output dataset id -> row count
-
-    @property
-    def order(self) -> tuple[datetime, int]:
-        return (self.at or _EPOCH, self.id)
-
-    @property
-    def seconds(self) -> float | None:
-        if self.started_at is None or self.ended_at is None:
-            return None
-        return (self.ended_at - self.started_at).total_seconds()
-
-
-_EPOCH = as_utc(datetime(1970, 1, 1))
 
 
 def detect(connection: Connection, batch: Batch, rules: AlertRules) -> list[int]:
     """Find and store the alerts this write causes; the ids of the new ones."""
-    if not rules.enabled or not (batch.ended_runs or batch.schema_changes):
+    if not rules.enabled:
+        return []
+    detected = {batch.run_state[run_id].job_id for run_id in batch.ended_runs}
+    run_history.carry(batch, detected)
+    if not (batch.ended_runs or batch.schema_changes):
         return []
     found: list[NewAlert] = []
     if batch.schema_changes:
@@ -165,87 +143,16 @@ def _derived_columns(
 # ---------------------------------------------------------------- run alerts
 
 
-# Each job's ended runs from its ``:skip``-th newest on (the newest ``:skip + 1``, more on a tie),
-# with what they read and wrote: one statement for all the write's jobs. The cutoff per job is a
-# subquery per job (not per run), and the runs are then a range of the (job_id, last_event_at)
-# index. A job with fewer ended runs gets them all (the cutoff is the oldest time there is).
-_HISTORY = (
-    sa.text(
-        """
-    SELECT r.id, r.uuid, r.job_id, r.current_state, r.started_at, r.ended_at, r.last_event_at,
-           r.error_message, io.dataset_id, io.direction, io.row_count
-    FROM (
-        SELECT j.id AS job_id,
-               COALESCE((SELECT r2.last_event_at FROM runs r2
-                         WHERE r2.job_id = j.id
-                           AND r2.current_state IN ('COMPLETE', 'FAIL', 'ABORT')
-                           AND r2.last_event_at IS NOT NULL
-                         ORDER BY r2.last_event_at DESC
-                         LIMIT 1 OFFSET :skip), :oldest) AS cutoff
-        FROM jobs j
-        WHERE j.id IN :jobs
-    ) c
-    JOIN runs r ON r.job_id = c.job_id AND r.last_event_at >= c.cutoff
-    LEFT JOIN run_io io ON io.run_id = r.id
-    WHERE r.current_state IN ('COMPLETE', 'FAIL', 'ABORT')
-    """
-    )
-    .bindparams(
-        sa.bindparam("jobs", expanding=True),
-        sa.bindparam("skip", type_=sa.Integer()),
-        sa.bindparam("oldest", type_=sa.DateTime(timezone=True)),
-    )
-    .columns(
-        started_at=sa.DateTime(timezone=True),
-        ended_at=sa.DateTime(timezone=True),
-        last_event_at=sa.DateTime(timezone=True),
-    )
-)
-_OLDEST = as_utc(datetime(1, 1, 2))
-
-
-def _history(connection: Connection, depth: dict[int, int]) -> dict[int, list[_Run]]:
-    """Each job's last ``depth[job]`` ended runs (newest first; a few more on ties) with what
-    they read and wrote."""
-    found: dict[int, dict[int, _Run]] = {}
-    rows = connection.execute(
-        _HISTORY,
-        {"jobs": sorted(depth), "skip": max(depth.values()) - 1, "oldest": _OLDEST},
-    )
-    for row in rows:
-        by_id = found.setdefault(row.job_id, {})
-        run = by_id.get(row.id)
-        if run is None:
-            run = by_id[row.id] = _Run(
-                row.id,
-                row.uuid,
-                row.job_id,
-                row.current_state,
-                as_utc(row.started_at),
-                as_utc(row.ended_at),
-                as_utc(row.last_event_at),
-                row.error_message,
-            )
-        if row.dataset_id is not None:
-            run.io.add((row.dataset_id, row.direction))
-            if row.direction == "output" and row.row_count is not None:
-                run.rows[row.dataset_id] = row.row_count
-    return {
-        job: sorted(by_id.values(), key=lambda r: r.order, reverse=True)[: depth[job]]
-        for job, by_id in found.items()
-    }
-
-
 def _run_alerts(connection: Connection, batch: Batch, rules: AlertRules) -> list[NewAlert]:
     ended = [batch.run_state[run_id] for run_id in sorted(batch.ended_runs)]
     per_job: dict[int, int] = {}
     for state in ended:
         per_job[state.job_id] = per_job.get(state.job_id, 0) + 1
     depth = {job: rules.history_runs + count for job, count in per_job.items()}
-    history = _history(connection, depth)
+    history = run_history.histories(connection, batch, depth, rules.history_runs)
     job_names = _job_names(connection, batch, set(per_job))
     found: list[NewAlert] = []
-    edge_candidates: list[tuple[_Run, int, str]] = []
+    edge_candidates: list[tuple[EndedRun, int, str]] = []
     for state in ended:
         runs_of_job = history.get(state.job_id, [])
         run = next((r for r in runs_of_job if r.id == state.id), None)
@@ -268,8 +175,8 @@ def _run_alerts(connection: Connection, batch: Batch, rules: AlertRules) -> list
 
 @dataclass
 class _Context:
-    run: _Run
-    before: list[_Run]  # the job's ended runs before it, newest first
+    run: EndedRun
+    before: list[EndedRun]  # the job's ended runs before it, newest first
     namespace: str
     job: str  # the job's node id
     rules: AlertRules
@@ -298,7 +205,7 @@ class _Context:
         }
         return [self._alert("failure-after-success", self.run.uuid, details)]
 
-    def _complete_before(self) -> list[_Run]:
+    def _complete_before(self) -> list[EndedRun]:
         return [r for r in self.before if r.state == "COMPLETE"]
 
     def duration_anomaly(self) -> list[NewAlert]:
@@ -385,7 +292,7 @@ def _outside(
 def _new_edges(
     connection: Connection,
     batch: Batch,
-    candidates: list[tuple[_Run, int, str]],
+    candidates: list[tuple[EndedRun, int, str]],
     job_names: dict[int, tuple[str, str]],
 ) -> list[NewAlert]:
     """Candidates whose job<->dataset edge has no run but the candidates: never touched before."""
