@@ -153,7 +153,7 @@ def fresh_database(backend: str) -> Iterator[str]:
             engine.dispose()
             yield url
         return
-    name = f"plumbline_bench_{uuid.uuid4().hex[:8]}"
+    name = f"{os.environ.get('PLUMBLINE_BENCH_DB_PREFIX', 'plumbline')}_bench_{uuid.uuid4().hex[:8]}"
     admin = sa.create_engine(PG_ADMIN, isolation_level="AUTOCOMMIT")
     with admin.connect() as connection:
         connection.execute(sa.text(f'CREATE DATABASE "{name}"'))

@@ -15,7 +15,6 @@ import ipaddress
 import os
 import tomllib
 from collections.abc import Mapping
-from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +30,7 @@ from plumbline.server.settings import (
     NotifyTarget,
     ServerSettings,
 )
+from plumbline.server.typed_table import BadValue, UnknownKeys, field_kinds, read_table, typed
 from plumbline.store.write.alert_rules import KINDS, AlertRules
 
 
@@ -248,25 +248,23 @@ def _alert_settings(table: Any) -> tuple[AlertRules, float]:
     """The ``[alerts]`` table: AlertRules fields and ``check_seconds`` (1 to 86400)."""
     if not isinstance(table, dict):
         raise ConfigError("config file: [alerts] must be a table")
-    known = {f.name: f.type for f in fields(AlertRules)}
-    unknown = sorted(set(table) - set(known) - {"check_seconds"})
-    if unknown:
+    try:
+        values = read_table(AlertRules, table, extra={"check_seconds": "number"})
+    except UnknownKeys as exc:
         raise ConfigError(
-            f"config file: unknown [alerts] key(s) {', '.join(unknown)} "
-            f"(known: check_seconds, {', '.join(sorted(known))})"
-        )
-    values = dict(table)
+            f"config file: unknown [alerts] key(s) {', '.join(exc.keys)} "
+            f"(known: check_seconds, {', '.join(exc.known)})"
+        ) from None
+    except BadValue as exc:
+        raise ConfigError(f"config file: [alerts] {exc.key} must be a {exc.kind}") from None
     check = values.pop("check_seconds", 60.0)
-    for key, value in {**values, "check_seconds": check}.items():
-        expected = bool if known.get(key) == "bool" else (int | float)
-        if isinstance(value, bool) != (expected is bool) or not isinstance(value, expected):
-            raise ConfigError(f"config file: [alerts] {key} must be a {known.get(key, 'number')}")
+    assert isinstance(check, int | float)
     if not 0.1 <= float(check) <= 86400:
         raise ConfigError(
             f"config file: [alerts] check_seconds must be from 0.1 to 86400, not {check}"
         )
     try:
-        return AlertRules(**values), float(check)
+        return AlertRules(**values), float(check)  # type: ignore[arg-type]
     except ValueError as exc:
         raise ConfigError(f"config file: [alerts] {exc}") from None
 
@@ -321,12 +319,12 @@ def _outbox_policy(
             return OutboxPolicy.from_dict(file_config["outbox"])
         except (TypeError, ValueError) as exc:
             raise ConfigError(f"config file {config_file}: {exc}") from exc
-    kinds = {field.name: field.type for field in fields(OutboxPolicy)}
+    kinds = field_kinds(OutboxPolicy)
     for variable, name in ENV_VARS.items():  # name the variable that is not a number
         value = environ.get(variable)
         if value is not None:
             try:
-                int(value) if kinds[name] == "int" else float(value)
+                typed(kinds[name], value, text=True)
             except ValueError:
                 raise ConfigError(f"{variable} must be a number, not {value!r}") from None
     try:

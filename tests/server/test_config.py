@@ -11,6 +11,7 @@ import pytest
 from plumbline.server.config import ConfigError, build_settings
 from plumbline.server.outbox.policy import OutboxPolicy
 from plumbline.server.settings import ForwardTarget
+from plumbline.store.write.alert_rules import AlertRules
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -152,3 +153,30 @@ def test_allowed_hosts_and_auth_meta_from_flags_and_config_file(tmp_path: Path) 
 def test_an_allowed_host_that_is_not_a_bare_name_is_refused(name: str) -> None:
     with pytest.raises(ConfigError, match="without scheme or port"):
         build_settings(db_url="sqlite://", allowed_hosts=(name,))
+
+
+def test_alerts_table_gives_the_thresholds_and_names_a_bad_key(tmp_path: Path) -> None:
+    config = tmp_path / "plumbline.toml"
+    config.write_text("[alerts]\nhistory_runs = 30\nmad_factor = 4\nenabled = false\n"
+                      "check_seconds = 5\n")  # fmt: skip
+    settings = build_settings(db_url="sqlite://", config_file=config)
+    assert settings.alerts == AlertRules(history_runs=30, mad_factor=4, enabled=False)
+    assert settings.alert_check_seconds == 5.0
+    default = build_settings(db_url="sqlite://", environ={})
+    assert (default.alerts, default.alert_check_seconds) == (AlertRules(), 60.0)
+    for table, message in [
+        ("retries = 3", r"^config file: unknown \[alerts\] key\(s\) retries \(known: "
+                        r"check_seconds, enabled, failure_after_successes, "),
+        ('history_runs = "many"', r"^config file: \[alerts\] history_runs must be a int$"),
+        ("history_runs = true", r"^config file: \[alerts\] history_runs must be a int$"),
+        ("enabled = 1", r"^config file: \[alerts\] enabled must be a bool$"),
+        ('check_seconds = "soon"', r"^config file: \[alerts\] check_seconds must be a number$"),
+        ("check_seconds = 0", r"^config file: \[alerts\] check_seconds must be from 0.1 to"),
+        ("history_runs = 1", r"^config file: \[alerts\] history_runs must be from 2 to 1000"),
+    ]:  # fmt: skip
+        config.write_text(f"[alerts]\n{table}\n")
+        with pytest.raises(ConfigError, match=message):
+            build_settings(db_url="sqlite://", config_file=config)
+    config.write_text("alerts = 3\n")
+    with pytest.raises(ConfigError, match=r"^config file: \[alerts\] must be a table$"):
+        build_settings(db_url="sqlite://", config_file=config)

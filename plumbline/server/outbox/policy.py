@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from datetime import timedelta
+
+from plumbline.server.typed_table import BadValue, UnknownKeys, read_table
 
 # environment variable -> OutboxPolicy field (read by `plumbline serve`'s settings builder)
 ENV_VARS = {
@@ -55,18 +57,14 @@ class OutboxPolicy:
 
     @classmethod
     def from_dict(cls, values: Mapping[str, object]) -> OutboxPolicy:
-        """From a config table (``[outbox]`` in the TOML file); unknown keys are an error."""
-        types = {f.name: f.type for f in fields(cls)}
-        unknown = set(values) - set(types)
-        if unknown:
-            raise ValueError(f"unknown [outbox] settings: {', '.join(sorted(unknown))}")
-        converted: dict[str, int | float] = {}
-        for name, value in values.items():
-            try:
-                text = str(value)
-                converted[name] = int(text) if types[name] == "int" else float(text)
-            except (TypeError, ValueError):
-                raise ValueError(f"[outbox] {name} must be a number, not {value!r}") from None
+        """From a config table (``[outbox]`` in the TOML file) or variables' text; unknown keys
+        are an error."""
+        try:
+            converted = read_table(cls, values, text=True)
+        except UnknownKeys as exc:
+            raise ValueError(f"unknown [outbox] settings: {', '.join(exc.keys)}") from None
+        except BadValue as exc:
+            raise ValueError(f"[outbox] {exc.key} must be a number, not {exc.value!r}") from None
         return cls(**converted)  # type: ignore[arg-type]
 
     @classmethod

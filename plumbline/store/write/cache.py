@@ -115,10 +115,10 @@ class EndedRun:
     error: str | None
     io: set[tuple[int, str]] = field(default_factory=set)  # (dataset id, direction)
     rows: dict[int, int] = field(default_factory=dict)  # output dataset id -> row count
+    order: tuple[datetime, int] = field(init=False, compare=False)  # how a job's runs sort
 
-    @property
-    def order(self) -> tuple[datetime, int]:
-        return (self.at or _EPOCH, self.id)
+    def __post_init__(self) -> None:
+        self.order = (self.at or _EPOCH, self.id)
 
     @property
     def seconds(self) -> float | None:

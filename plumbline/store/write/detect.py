@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Any
 
 import sqlalchemy as sa
@@ -153,12 +154,14 @@ def _run_alerts(connection: Connection, batch: Batch, rules: AlertRules) -> list
     job_names = _job_names(connection, batch, set(per_job))
     found: list[NewAlert] = []
     edge_candidates: list[tuple[EndedRun, int, str]] = []
+    # newest first, no two runs of a job in the same place: what is before a run is after it
+    positions = {job: {r.id: i for i, r in enumerate(runs)} for job, runs in history.items()}
     for state in ended:
-        runs_of_job = history.get(state.job_id, [])
-        run = next((r for r in runs_of_job if r.id == state.id), None)
-        if run is None:
+        at = positions.get(state.job_id, {}).get(state.id)
+        if at is None:
             continue  # not ended after all (a late event of another state won)
-        before = [r for r in runs_of_job if r.order < run.order][: rules.history_runs]
+        runs_of_job = history[state.job_id]
+        run, before = runs_of_job[at], runs_of_job[at + 1 : at + 1 + rules.history_runs]
         job_ns, job_name = job_names[state.job_id]
         context = _Context(run, before, job_ns, job_node(job_ns, job_name), rules)
         found.extend(context.failure_after_success())
@@ -205,6 +208,7 @@ class _Context:
         }
         return [self._alert("failure-after-success", self.run.uuid, details)]
 
+    @cached_property
     def _complete_before(self) -> list[EndedRun]:
         return [r for r in self.before if r.state == "COMPLETE"]
 
@@ -212,7 +216,7 @@ class _Context:
         seconds = self.run.seconds
         if self.run.state != "COMPLETE" or seconds is None:
             return []
-        past = [s for r in self._complete_before() if (s := r.seconds) is not None]
+        past = [s for r in self._complete_before if (s := r.seconds) is not None]
         verdict = _outside(seconds, past, self.rules, floor=1.0)
         if verdict is None:
             return []
@@ -223,7 +227,7 @@ class _Context:
             return []
         found = []
         for dataset_id, count in sorted(self.run.rows.items()):
-            past = [r.rows[dataset_id] for r in self._complete_before() if dataset_id in r.rows]
+            past = [r.rows[dataset_id] for r in self._complete_before if dataset_id in r.rows]
             verdict = _outside(float(count), [float(p) for p in past], self.rules, floor=1.0)
             if verdict is not None:
                 details = {"rows": count, **verdict, "_dataset": dataset_id}
@@ -238,7 +242,7 @@ class _Context:
         n = self.rules.stopped_after_runs
         if self.run.state != "COMPLETE":
             return []
-        complete = [self.run, *self._complete_before()]
+        complete = [self.run, *self._complete_before]
         if len(complete) < 2 * n:
             return []
         recent, last_reader, older = complete[:n], complete[n], complete[n:]

@@ -17,8 +17,10 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from plumbline.store import schema
 from plumbline.store.write.cache import EndedRun, JobHistory
 from plumbline.store.write.context import Batch, as_utc
+from plumbline.store.write.upsert import select_in
 
 ENDED = frozenset(("COMPLETE", "FAIL", "ABORT"))
 HISTORY_REFRESH = 32  # writes that use a cached history before it is read from the store again
@@ -59,47 +61,36 @@ _HISTORY = (
         last_event_at=sa.DateTime(timezone=True),
     )
 )
-# This write's runs (ended or not) with what they read and wrote.
-_RUNS = (
-    sa.text(
-        """
-    SELECT r.id, r.uuid, r.job_id, r.current_state, r.started_at, r.ended_at, r.last_event_at,
-           r.error_message, io.dataset_id, io.direction, io.row_count
-    FROM runs r
-    LEFT JOIN run_io io ON io.run_id = r.id
-    WHERE r.id IN :runs
-    """
-    )
-    .bindparams(sa.bindparam("runs", expanding=True))
-    .columns(
-        started_at=sa.DateTime(timezone=True),
-        ended_at=sa.DateTime(timezone=True),
-        last_event_at=sa.DateTime(timezone=True),
-    )
-)
+# This write's runs (ended or not) with what they read and wrote (filtered by run id).
+_RUNS = sa.select(
+    schema.runs.c.id,
+    schema.runs.c.uuid,
+    schema.runs.c.job_id,
+    schema.runs.c.current_state,
+    schema.runs.c.started_at,
+    schema.runs.c.ended_at,
+    schema.runs.c.last_event_at,
+    schema.runs.c.error_message,
+    schema.run_io.c.dataset_id,
+    schema.run_io.c.direction,
+    schema.run_io.c.row_count,
+).select_from(schema.runs.outerjoin(schema.run_io, schema.run_io.c.run_id == schema.runs.c.id))
 _OLDEST = as_utc(datetime(1, 1, 2))
 
 
 def _runs_of(rows: Any) -> dict[int, EndedRun]:
     """Rows of run and run_io (one per input/output, or one with no io) as runs by id."""
     found: dict[int, EndedRun] = {}
-    for row in rows:
-        run = found.get(row.id)
+    for run_id, uuid, job, state, started, ended, at, error, dataset, direction, count in rows:
+        run = found.get(run_id)
         if run is None:
-            run = found[row.id] = EndedRun(
-                row.id,
-                row.uuid,
-                row.job_id,
-                row.current_state,
-                as_utc(row.started_at),
-                as_utc(row.ended_at),
-                as_utc(row.last_event_at),
-                row.error_message,
+            run = found[run_id] = EndedRun(
+                run_id, uuid, job, state, as_utc(started), as_utc(ended), as_utc(at), error
             )
-        if row.dataset_id is not None:
-            run.io.add((row.dataset_id, row.direction))
-            if row.direction == "output" and row.row_count is not None:
-                run.rows[row.dataset_id] = row.row_count
+        if dataset is not None:
+            run.io.add((dataset, direction))
+            if direction == "output" and count is not None:
+                run.rows[dataset] = count
     return found
 
 
@@ -169,7 +160,9 @@ def histories(
     if cached:
         ours = [run_id for run_id, s in batch.run_state.items() if s.job_id in cached]
         fresh: dict[int, list[EndedRun]] = {}
-        for run in _runs_of(connection.execute(_RUNS, {"runs": sorted(ours)})).values():
+        for run in _runs_of(
+            select_in(connection, _RUNS, [schema.runs.c.id], sorted(ours))
+        ).values():
             fresh.setdefault(run.job_id, []).append(run)
         for job, entry in cached.items():
             merged = _merged(entry, fresh.get(job, []), batch.ended_runs, history_runs, keep)
