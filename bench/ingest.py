@@ -153,7 +153,8 @@ def fresh_database(backend: str) -> Iterator[str]:
             engine.dispose()
             yield url
         return
-    name = f"{os.environ.get('PLUMBLINE_BENCH_DB_PREFIX', 'plumbline')}_bench_{uuid.uuid4().hex[:8]}"
+    prefix = os.environ.get("PLUMBLINE_BENCH_DB_PREFIX", "plumbline")  # whose database it is
+    name = f"{prefix}_bench_{uuid.uuid4().hex[:8]}"
     admin = sa.create_engine(PG_ADMIN, isolation_level="AUTOCOMMIT")
     with admin.connect() as connection:
         connection.execute(sa.text(f'CREATE DATABASE "{name}"'))
