@@ -172,7 +172,9 @@ def test_coverage_over_http_and_cli(world: dict[str, Any]) -> None:
     assert by_ns["other"]["unfinishedRuns"] == 1
     assert by_ns["other"]["examples"]["jobsWithUnfinishedRuns"] == ["stuck"]
     assert body["overall"]["producers"][0]["events"] == 2 * 2 * (HOURS + 1) + 1
-    limited = _get(world, "coverage", token="other").json()
+    # the window is event time: the default (7 days ago) is after every event here
+    assert _get(world, "coverage", token="other").json()["namespaces"] == []
+    limited = _get(world, "coverage", token="other", since="2000-01-01T00:00:00Z").json()
     assert [entry["namespace"] for entry in limited["namespaces"]] == ["other"]
     assert _get(world, "coverage", token="other", namespace=DS).status_code == 403
     env = {"PLUMBLINE_URL": world["url"], "PLUMBLINE_API_KEY": world["reader"]}

@@ -26,13 +26,14 @@ DEFAULT_WINDOW = timedelta(days=7)
     description="Datasets read with no known producer; outputs without a schema or without "
     "column lineage, and the share of output fields with it; runs with a START and no end; runs "
     "whose events failed normalization; producers seen with their event counts. `since` "
-    "defaults to 7 days ago.",
+    "(default 7 days ago) is event time for every measure (the events' eventTime), not "
+    "receipt time.",
 )
 def get_coverage(
     *,
     conn: Reader,
     since: Annotated[
-        datetime | None, Query(description="Window start (default: 7 days ago)")
+        datetime | None, Query(description="Window start, in event time (default: 7 days ago)")
     ] = None,
     namespace: Annotated[
         str | None, Query(max_length=1024, description="Only this namespace")

@@ -1,8 +1,10 @@
 """Coverage (issue 19): what plumbline knows and what it does not, per namespace, over a window.
 
 Each measure is one grouped statement; a dataset counts in its own namespace, a job, run or event
-in its job's namespace. ``since`` bounds what was seen (edges' ``last_seen``, runs' start, events'
-receipt)."""
+in its job's namespace. The window is one of event time (when things happened, as the store orders
+runs), never of receipt: ``since`` bounds edges' ``last_seen`` (their events' latest time), runs'
+``last_event_at`` (their latest event's time) and events' ``event_time``. Events sent late count
+in the window of when they happened; a backlog sent today of last month's runs is last month's."""
 
 from __future__ import annotations
 
@@ -131,7 +133,7 @@ def _job_measures(conn: Connection, out: Measures, since: datetime, visible_to: 
         .join(job_ns, job_ns.c.id == jobs.c.namespace_id)
         .where(
             visible,
-            runs.c.created_at >= since,
+            runs.c.last_event_at >= since,
             runs.c.ended_at.is_(None),
             sa.or_(runs.c.current_state.is_(None), runs.c.current_state.in_(("START", "RUNNING"))),
         )
@@ -155,7 +157,11 @@ def _job_measures(conn: Connection, out: Measures, since: datetime, visible_to: 
         )
         .select_from(pending_events)
         .join(lineage_events, lineage_events.c.id == pending_events.c.event_id)
-        .where(pending_events.c.failed_at.is_not(None), event_visible)
+        .where(
+            pending_events.c.failed_at.is_not(None),
+            lineage_events.c.event_time >= since,
+            event_visible,
+        )
         .group_by(sa.func.coalesce(lineage_events.c.job_namespace, _EMPTY))
     )
     for row in failed:
@@ -167,7 +173,7 @@ def _job_measures(conn: Connection, out: Measures, since: datetime, visible_to: 
             sa.func.coalesce(lineage_events.c.producer, _EMPTY).label("producer"),
             sa.func.count().label("events"),
         )
-        .where(lineage_events.c.received_at >= since, event_visible)
+        .where(lineage_events.c.event_time >= since, event_visible)
         .group_by(
             sa.func.coalesce(lineage_events.c.job_namespace, _EMPTY),
             sa.func.coalesce(lineage_events.c.producer, _EMPTY),
