@@ -6,8 +6,8 @@ The bad versions are a dataset's version (``version``), its versions made since 
 (``since``), the versions a job's runs wrote since a time, or what one run wrote (``run_id``). The
 walk follows the exact input version of each run (``run_io``, see
 :mod:`plumbline.store.read.versions`): a run that read an older version, or never read an affected
-one, is not in the plan. The walk is one recursive statement; one more reads what the affected runs
-read and wrote.
+one, is not in the plan. The walk is one recursive statement; two more read the affected runs and
+what they read and wrote (:mod:`plumbline.store.read.rerun`).
 """
 
 from __future__ import annotations
@@ -41,15 +41,12 @@ from plumbline.store.read import rerun as q
 from plumbline.store.read.impact import readable_jobs
 from plumbline.store.read.runs import run_pk_by_uuid
 from plumbline.store.read.versions import (
-    RunVersion,
     downstream_reads,
     find_version,
     run_versions,
     versions_by_id,
     versions_since,
 )
-
-_SLICE = 250  # runs per query
 
 
 def rerun_plan(
@@ -67,24 +64,15 @@ def rerun_plan(
     read: dict[int, set[int]] = defaultdict(set)  # run -> affected versions it read
     for run, version_id in downstream_reads(conn, sorted(seeds)):
         read[run].add(version_id)
-    io: dict[int, list[RunVersion]] = defaultdict(list)
-    # in slices: PostgreSQL plans one lookup of ~10,000 runs as scans of whole tables (~2 s on
-    # 500,000 runs), and a few hundred at a time as index lookups
     affected = sorted(read)
-    slices = [affected[i : i + _SLICE] for i in range(0, len(affected), _SLICE)]
-    for part in slices:
-        for rv in run_versions(conn, part):
-            io[rv.run_id].append(rv)
+    io = q.runs_io(conn, affected)
     bad = set(seeds) | {
         rv.version_id
         for rvs in io.values()
         for rv in rvs
         if rv.direction == "output" and rv.version_id is not None
     }
-
-    runs: dict[int, q.RunSummary] = {}
-    for part in slices:
-        runs.update(q.run_summaries(conn, part))
+    runs = q.run_summaries(conn, affected)
     seed_refs = versions_by_id(conn, sorted(seeds))
     bad_versions = tuple(
         BadVersion(v.namespace, v.name, v.version, v.created_at, v.run_uuid)
@@ -95,18 +83,7 @@ def rerun_plan(
     steps = _steps(runs, io, read, bad)
     readable = readable_jobs(conn, sorted({r.job_id for r in runs.values()}), visible_to)
     shown = [step for step, job_id in steps if job_id in readable]
-    renumber = {step.order: n for n, step in enumerate(shown, start=1)}
-    final = tuple(
-        RerunStep(
-            renumber[step.order],
-            step.job,
-            step.parent_job,
-            step.runs,
-            tuple(renumber[a] for a in step.after if a in renumber),
-            step.in_cycle,
-        )
-        for step in shown
-    )
+    final = tuple(shown) if len(shown) == len(steps) else _renumbered(shown)
     # runs pruned since the bad data appeared, of jobs reading an affected dataset: what they read
     # is gone, so they are named rather than silently left out
     affected_datasets = {v.dataset_id for v in seed_refs.values()} | {
@@ -125,6 +102,18 @@ def rerun_plan(
         affected_versions=len(bad),
         hidden_steps=len(steps) - len(shown),
         pruned=pruned,
+    )
+
+
+def _renumbered(shown: list[RerunStep]) -> tuple[RerunStep, ...]:
+    """The steps a caller may see, numbered 1, 2, … again (``after`` keeps only those)."""
+    renumber = {step.order: n for n, step in enumerate(shown, start=1)}
+    return tuple(
+        step._replace(
+            order=renumber[step.order],
+            after=tuple(renumber[a] for a in step.after if a in renumber),
+        )
+        for step in shown
     )
 
 
@@ -186,15 +175,23 @@ def _most_common(parents: Iterable[JobRef | None]) -> JobRef | None:
     return max(counts, key=counts.__getitem__) if counts else None
 
 
-def _use(rv: RunVersion, bad: set[int]) -> VersionUse:
-    affected = rv.version_id is not None and rv.version_id in bad
-    source = rv.version_source if rv.direction == "input" else None
-    return VersionUse(rv.namespace, rv.name, rv.version, affected, source)
+def _uses(
+    rows: list[q.RunIo], bad: set[int]
+) -> tuple[tuple[VersionUse, ...], tuple[VersionUse, ...]]:
+    """What a run read and wrote, each marked affected when it derives from the bad versions."""
+    reads, writes = [], []
+    for rv in rows:
+        affected = rv.version_id is not None and rv.version_id in bad
+        if rv.direction == "input":
+            reads.append(VersionUse(rv.namespace, rv.name, rv.version, affected, rv.version_source))
+        else:
+            writes.append(VersionUse(rv.namespace, rv.name, rv.version, affected))
+    return tuple(reads), tuple(writes)
 
 
 def _steps(
     runs: dict[int, q.RunSummary],
-    io: dict[int, list[RunVersion]],
+    io: dict[int, list[q.RunIo]],
     read: dict[int, set[int]],
     bad: set[int],
 ) -> list[tuple[RerunStep, int]]:
@@ -206,8 +203,9 @@ def _steps(
     job_of_run = {run.uuid: run.job_id for run in runs.values()}
     reads_from: dict[int, set[int]] = defaultdict(set)  # job -> jobs it read affected data of
     for pk, run in runs.items():
+        affected_reads = read[pk]
         for rv in io.get(pk, ()):
-            if rv.direction == "input" and rv.version_id in read[pk] and rv.produced_by:
+            if rv.direction == "input" and rv.version_id in affected_reads and rv.produced_by:
                 producer = job_of_run.get(rv.produced_by)
                 if producer is not None and producer != run.job_id:
                     reads_from[run.job_id].add(producer)
@@ -247,33 +245,39 @@ def _steps(
     steps = []
     for job, number in sorted(order.items(), key=lambda item: item[1]):
         job_runs = by_job[job]
-        redo = tuple(
-            RunToRedo(
-                run.uuid,
-                run.state,
-                run.started_at,
-                run.ended_at,
-                run.parent_run_uuid,
+        redo = []
+        for run in job_runs:
+            reads, writes = _uses(io.get(run.id, []), bad)
+            parent_job = (
                 JobRef(run.parent_namespace, run.parent_job)
                 if run.parent_namespace and run.parent_job
-                else None,
-                tuple(_use(rv, bad) for rv in io.get(run.id, ()) if rv.direction == "input"),
-                tuple(_use(rv, bad) for rv in io.get(run.id, ()) if rv.direction == "output"),
+                else None
             )
-            for run in job_runs
-        )
+            redo.append(
+                RunToRedo(
+                    run.uuid,
+                    run.state,
+                    run.started_at,
+                    run.ended_at,
+                    run.parent_run_uuid,
+                    parent_job,
+                    reads,
+                    writes,
+                )  # fmt: skip
+            )
         parent = _most_common(r.parent_job for r in redo)
         first = job_runs[0]
+        after = tuple(sorted(order[p] for p in reads_from[job] if order[p] < number))
         steps.append(
             (
                 RerunStep(
                     number,
                     JobRef(first.namespace, first.job),
                     parent,
-                    redo,
-                    tuple(sorted(order[p] for p in reads_from[job] if order[p] < number)),
+                    tuple(redo),
+                    after,
                     job in cyclic,
-                ),
+                ),  # fmt: skip
                 job,
             )
         )

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from plumbline.analysis.doc import JsonDoc
 from plumbline.analysis.pruned import PrunedRun
+from plumbline.store import iso
 
 
-@dataclass(frozen=True)
-class VersionUse:
+class VersionUse(NamedTuple):
     """A version a run read or wrote; ``affected``: it derives from the bad version(s)."""
 
     namespace: str
@@ -33,14 +33,19 @@ class VersionUse:
         return doc
 
 
-@dataclass(frozen=True)
-class JobRef(JsonDoc):
+class JobRef(NamedTuple):
     namespace: str
     name: str
 
+    def to_json(self) -> dict[str, Any]:
+        return {"namespace": self.namespace, "name": self.name}
 
-@dataclass(frozen=True)
-class RunToRedo(JsonDoc):
+
+# named tuples, with their documents written out: a plan over ten thousand jobs makes ~60,000 of
+# these, and a frozen dataclass (or a document built by reflection) costs several times as much
+
+
+class RunToRedo(NamedTuple):
     """A run that read an affected version: what it read and wrote."""
 
     id: str
@@ -52,9 +57,20 @@ class RunToRedo(JsonDoc):
     reads: tuple[VersionUse, ...]
     writes: tuple[VersionUse, ...]
 
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "state": self.state,
+            "startedAt": iso(self.started_at),
+            "endedAt": iso(self.ended_at),
+            "parentRunId": self.parent_run_id,
+            "parentJob": self.parent_job.to_json() if self.parent_job else None,
+            "reads": [v.to_json() for v in self.reads],
+            "writes": [v.to_json() for v in self.writes],
+        }
 
-@dataclass(frozen=True)
-class RerunStep:
+
+class RerunStep(NamedTuple):
     """One job to rerun, after every step it reads from; ``in_cycle``: its jobs read each other,
     so the order among them was chosen by time."""
 

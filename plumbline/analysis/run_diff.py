@@ -293,11 +293,12 @@ def diff_runs(
     pruned); a run of another job: :class:`InvalidArgumentError`.
 
     A handful of statements whatever the runs: the run with the one to compare it with, both
-    runs' facts, their inputs and outputs, their raw events, and the pruned runs in between."""
+    runs' facts, their inputs and outputs, their raw events, and the pruned runs in between
+    (asked only when the job has pruned runs at all: the first statement says)."""
     found = run_and_previous(conn, run_id, visible_to)
     if found is None:
         _not_found(conn, run_id)
-    pk, previous = found
+    pk, previous, job_has_pruned_runs = found
     pruned: tuple[PrunedRun, ...] = ()
     other: RunFacts | None
     if against is not None:
@@ -317,7 +318,8 @@ def diff_runs(
         run = facts[pk]
         other = facts.get(previous) if previous is not None else None
         reason = "lastCompleteBefore" if other is not None else "noEarlierCompleteRun"
-        pruned = tuple(_pruned_between(conn, run, other))
+        if job_has_pruned_runs:
+            pruned = tuple(_pruned_between(conn, run, other))
     events = runs_events(conn, [f.uuid for f in (run, other) if f is not None])
     return compare(run, other, reason, events, pruned)
 

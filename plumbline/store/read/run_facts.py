@@ -11,7 +11,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -196,18 +196,30 @@ def previous_runs(conn: Connection, run_pks: Sequence[int]) -> dict[int, int]:
     return {int(pk): int(previous) for pk, previous in rows if previous is not None}
 
 
+class RunAndPrevious(NamedTuple):
+    """A run's id, its job's last COMPLETE run before it, and whether ``db prune`` removed any
+    COMPLETE run of that job (only then is it worth asking which, see :mod:`.pruned`)."""
+
+    id: int
+    previous: int | None
+    job_has_pruned_runs: bool
+
+
 def run_and_previous(
     conn: Connection, run_uuid: str, visible_to: VisibleTo = None
-) -> tuple[int, int | None] | None:
-    """The id of run ``run_uuid`` and of its job's last COMPLETE run before it, in one statement
-    (None: the run is unknown, or of a job ``visible_to`` may not see)."""
-    query = sa.select(_R.c.id, _previous(_R, "COMPLETE")).where(
+) -> RunAndPrevious | None:
+    """The run ``run_uuid`` and its job's last COMPLETE run before it, in one statement (None:
+    the run is unknown, or of a job ``visible_to`` may not see)."""
+    pruned = sa.exists().where(
+        s.pruned_runs.c.job_id == _R.c.job_id, s.pruned_runs.c.state == "COMPLETE"
+    )
+    query = sa.select(_R.c.id, _previous(_R, "COMPLETE"), pruned).where(
         _R.c.uuid == run_uuid.lower(), visible_job_id(_R.c.job_id, visible_to)
     )
     row = conn.execute(query).first()
     if row is None:
         return None
-    return int(row[0]), None if row[1] is None else int(row[1])
+    return RunAndPrevious(int(row[0]), None if row[1] is None else int(row[1]), bool(row[2]))
 
 
 def last_run_in_state(conn: Connection, job_id: int, states: Sequence[str]) -> str | None:
