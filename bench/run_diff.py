@@ -125,9 +125,12 @@ def add_raw_events(engine: sa.Engine, run_uuids: list[str]) -> int:
     return len(rows)
 
 
-def measure(client: httpx.Client, paths: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+def measure(
+    server: Server, client: httpx.Client, paths: list[tuple[str, dict[str, Any]]]
+) -> dict[str, Any]:
     for path, params in paths[:3]:
         client.get(path, params=params)
+    cpu = server.cpu_seconds()
     latencies, sizes = [], []
     for path, params in paths:
         began = time.perf_counter()
@@ -141,6 +144,7 @@ def measure(client: httpx.Client, paths: list[tuple[str, dict[str, Any]]]) -> di
         "p50": statistics.median(latencies),
         "p95": p95(latencies),
         "size_median": int(statistics.median(sizes)),
+        "cpu_ms": (server.cpu_seconds() - cpu) * 1000 / len(paths),
     }
 
 
@@ -181,12 +185,14 @@ def run_backend(
     try:
         with httpx.Client(base_url=server.url, timeout=300) as client:
             diffs = [(f"/api/v1/jobs/runs/{u}/diff", {}) for u in measured]
-            results.append(("run diff", measure(client, diffs)))
+            results.append(("run diff", measure(server, client, diffs)))
             body = client.get(diffs[0][0]).json()
             assert body["against"]["id"] == baselines[0], body["against"]
             assert body["columnLineage"]["available"], body["columnLineage"]
             causes = [(f"/api/v1/jobs/runs/{u}/root-cause", {"depth": 2}) for u in measured]
-            results.append(("root cause depth 2", measure(client, causes[: max(queries // 4, 5)])))
+            results.append(
+                ("root cause depth 2", measure(server, client, causes[: max(queries // 4, 5)]))
+            )
             lineage = [
                 (
                     f"/api/v1/namespaces/{NS}/datasets/{name}/versions/{version}/lineage",
@@ -195,7 +201,10 @@ def run_backend(
                 for name, version in outputs
             ]
             results.append(
-                ("version lineage up, depth 5", measure(client, lineage[: max(queries // 4, 5)]))
+                (
+                    "version lineage up, depth 5",
+                    measure(server, client, lineage[: max(queries // 4, 5)]),
+                )
             )
     finally:
         server.stop()
@@ -279,12 +288,15 @@ def main() -> None:
             drop_pg(name_db)
     print()
     print(f"load average while measuring: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    print("| backend | query | n | p50 ms | p95 ms | inputs / runs / versions (median) |")
-    print("|---|---|---|---|---|---|")
+    print(
+        "| backend | query | n | p50 ms | p95 ms | inputs / runs / versions (median) "
+        "| server CPU ms/query |"
+    )
+    print("|---|---|---|---|---|---|---|")
     for backend, name, r in all_results:
         print(
             f"| {backend} | {name} | {r['n']} | {r['p50']:.1f} | {r['p95']:.1f} | "
-            f"{r['size_median']} |"
+            f"{r['size_median']} | {r['cpu_ms']:.1f} |"
         )
 
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from plumbline.store import schema as s
-from plumbline.store.read.idlist import in_ids
+from plumbline.store.read.idlist import ByIds, in_ids
 from plumbline.store.read.walks import _field_walk_statement
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
@@ -67,3 +68,44 @@ def test_sqlite_field_walk_looks_edges_up_by_index(tmp_path: Any) -> None:
         assert "SCAN column_lineage_edges" not in plan, plan
         assert "SEARCH column_lineage_edges" in plan, plan
     engine.dispose()
+
+
+def test_by_ids_selects_exactly_the_listed_ids(engine: Engine) -> None:
+    with engine.begin() as conn:
+        conn.execute(
+            sa.insert(s.namespaces),
+            [{"name": f"ns{i}", "created_at": NOW, "updated_at": NOW} for i in range(3000)],
+        )
+        ids = list(conn.execute(sa.select(s.namespaces.c.id).order_by(s.namespaces.c.id)).scalars())
+    by_ids = ByIds(sa.select(s.namespaces.c.id, s.namespaces.c.name), s.namespaces.c.id)
+    with engine.connect() as conn:
+        for wanted in ([], [ids[5]], [ids[0], ids[0], ids[-1], max(ids) + 1000], ids[::2]):
+            rows = conn.execute(by_ids(conn), {"ids": wanted}).all()
+            assert sorted(pk for pk, _ in rows) == sorted(set(wanted) & set(ids))
+            assert all(name == f"ns{ids.index(pk)}" for pk, name in rows)
+
+
+@pytest.mark.postgres
+def test_by_ids_looks_each_id_up_by_index_on_postgresql(pg_engine: Engine) -> None:
+    """Given 1,500 of 3,000 ids, PostgreSQL plans ``= ANY`` as a scan of the whole table; the
+    ``ByIds`` form stays one index lookup per id."""
+    with pg_engine.begin() as conn:
+        conn.execute(
+            sa.insert(s.namespaces),
+            [{"name": f"ns{i}", "created_at": NOW, "updated_at": NOW} for i in range(3000)],
+        )
+        conn.execute(sa.text("ANALYZE namespaces"))
+        ids = list(conn.execute(sa.select(s.namespaces.c.id).order_by(s.namespaces.c.id)).scalars())
+    query = sa.select(s.namespaces.c.id, s.namespaces.c.name)
+
+    def plan(statement: sa.Select[Any]) -> str:
+        sql = str(statement.compile(dialect=pg_engine.dialect))
+        with pg_engine.connect() as conn:
+            cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+            cursor.execute("EXPLAIN " + sql, {"ids": ids[::2]})
+            return "\n".join(row[0] for row in cursor.fetchall())
+
+    assert "Seq Scan on namespaces" in plan(query.where(in_ids(s.namespaces.c.id)))
+    lateral = plan(ByIds(query, s.namespaces.c.id).postgresql)
+    assert "Index Scan using pk_namespaces" in lateral
+    assert "Seq Scan" not in lateral
