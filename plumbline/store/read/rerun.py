@@ -2,9 +2,9 @@
 affected run's job, state, times and parent (the orchestrator task or Spark application that ran
 it), what each read and wrote, and the versions a job wrote since a time.
 
-A plan over ten thousand jobs reads ~10,000 runs and ~40,000 inputs and outputs: each is one
-statement over the whole id list (:class:`ByIds`: an index lookup per id on both databases),
-answered as plain tuples.
+A plan over ten thousand jobs reads ~10,000 runs and ~40,000 inputs and outputs: four statements,
+each over a whole id list (:class:`ByIds`: an index lookup per id on both databases), answered as
+plain tuples.
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def run_summaries(conn: Connection, run_ids: Sequence[int]) -> dict[int, RunSumm
     if not run_ids:
         return {}
     out = {}
-    for row in conn.execute(_RUNS(conn), {"ids": sorted(set(run_ids))}):
+    for row in conn.execute(_RUNS(conn), {"ids": sorted(set(run_ids))}).all():
         pk, uuid, job, ns, name, state, started, ended, parent, parent_ns, parent_job = row
         out[pk] = RunSummary(
             pk, uuid, job, ns, name, marquez_state(state), utc(started), utc(ended), parent,
@@ -96,36 +96,59 @@ _IO = ByIds(
     sa.select(
         s.run_io.c.run_id,
         s.run_io.c.direction,
-        s.namespaces.c.name.label("namespace"),
-        s.datasets.c.name,
         s.run_io.c.dataset_id,
         s.run_io.c.dataset_version_id,
-        s.dataset_versions.c.version,
         s.run_io.c.version_source,
-        s.dataset_versions.c.run_uuid.label("produced_by"),
-    )
-    .join(s.datasets, s.datasets.c.id == s.run_io.c.dataset_id)
-    .join(s.namespaces, s.namespaces.c.id == s.datasets.c.namespace_id)
-    .outerjoin(s.dataset_versions, s.dataset_versions.c.id == s.run_io.c.dataset_version_id),
+    ),
     s.run_io.c.run_id,
+)
+_DATASET_NAMES = ByIds(
+    sa.select(s.datasets.c.id, s.namespaces.c.name.label("namespace"), s.datasets.c.name).join(
+        s.namespaces, s.namespaces.c.id == s.datasets.c.namespace_id
+    ),
+    s.datasets.c.id,
+)
+_VERSIONS = ByIds(
+    sa.select(s.dataset_versions.c.id, s.dataset_versions.c.version, s.dataset_versions.c.run_uuid),
+    s.dataset_versions.c.id,
 )
 
 
 def runs_io(conn: Connection, run_ids: Sequence[int]) -> dict[int, list[RunIo]]:
-    """What each of these runs read and wrote, with the versions (one statement): by run,
-    inputs first, each direction by namespace and name."""
+    """What each of these runs read and wrote, with the versions: by run, inputs first, each
+    direction by namespace and name. Three statements: the inputs and outputs, then the names of
+    their datasets and their versions, each looked up once (runs share them: ~40,000 inputs and
+    outputs of 10,000 runs touch ~5,000 datasets and ~14,000 versions, a quarter of the lookups
+    of joining both to every row)."""
     if not run_ids:
         return {}
+    rows = conn.execute(_IO(conn), {"ids": sorted(set(run_ids))}).all()
+    datasets = {row[2] for row in rows}
+    versions = {row[3] for row in rows if row[3] is not None}
+    names = {
+        pk: (ns, name)
+        for pk, ns, name in conn.execute(_DATASET_NAMES(conn), {"ids": datasets}).all()
+    }
+    made = {
+        pk: (version, run)
+        for pk, version, run in conn.execute(_VERSIONS(conn), {"ids": versions}).all()
+    }
     out: dict[int, list[RunIo]] = {}
-    for row in conn.execute(_IO(conn), {"ids": sorted(set(run_ids))}):
-        io = RunIo._make(row)
-        rows = out.get(io.run_id)
-        if rows is None:
-            out[io.run_id] = [io]
+    unknown = (None, None)
+    for run_id, direction, dataset_id, version_id, source in rows:
+        namespace, name = names[dataset_id]
+        version, produced_by = made.get(version_id, unknown)
+        io = RunIo(
+            run_id, direction, namespace, name, dataset_id, version_id, version, source,
+            produced_by,
+        )  # fmt: skip
+        listed = out.get(run_id)
+        if listed is None:
+            out[run_id] = [io]
         else:
-            rows.append(io)
-    for rows in out.values():
-        rows.sort(key=_io_order)
+            listed.append(io)
+    for listed in out.values():
+        listed.sort(key=_io_order)
     return out
 
 
