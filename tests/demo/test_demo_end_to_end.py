@@ -472,3 +472,28 @@ def test_version_lineage_of_the_report(demo_lineage: Lineage) -> None:
         direction="downstream",
     )
     assert str(report) in {v["name"] for v in down["versions"]}
+
+
+def test_the_demo_raises_only_the_alerts_it_plants(demo_lineage: Lineage) -> None:
+    """Change alerts from the demo's real events (issue 19): its normal runs, day after day, raise
+    none; the schema change it plants (``fact_orders`` gains ``discount`` and ``net_amount``) is
+    one schema-drift alert naming both. Its failed run follows a single success, fewer than
+    failure-after-success needs (3), and two days are too little history for anomalies."""
+    alerts = demo_lineage.get("/api/v1/alerts", limit=1000)["alerts"]
+    assert [(a["kind"], a["subject"]) for a in alerts] == [
+        ("schema-drift", f"dataset:file:{demo_lineage.paths.table('fact_orders')}")
+    ]
+    (drift,) = alerts
+    assert [f["name"] for f in drift["details"]["added"]] == ["discount", "net_amount"]
+    assert (drift["details"]["removed"], drift["details"]["retyped"]) == ([], [])
+    facts = demo_lineage.paths.table("fact_orders")
+    writer = next(
+        node["data"]["name"]
+        for node in demo_lineage.graph(facts)
+        if node["type"] == "JOB"
+        and f"dataset:file:{facts}" in {e["destination"] for e in node["outEdges"]}
+    )
+    day_2 = max(demo_lineage.runs(writer), key=lambda run: run["createdAt"])
+    assert (drift["runId"], day_2["state"]) == (day_2["id"], "COMPLETED")  # day 2's run
+    reached = {node["id"] for node in drift["blastRadius"]["nodes"]}
+    assert f"dataset:file:{demo_lineage.paths.table('country_report')}" in reached
