@@ -16,18 +16,21 @@ peak RSS):
     .venv/bin/python bench/export_tables.py              # full size, SQLite (many minutes)
     .venv/bin/python bench/export_tables.py --small      # 50x smaller, a quick check
     .venv/bin/python bench/export_tables.py --backend postgres
+    .venv/bin/python bench/export_tables.py --db /tmp/bench.db --build-only   # build once, keep
+    .venv/bin/python bench/export_tables.py --db /tmp/bench.db --before DIR   # old code beside
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import resource
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from collections import defaultdict
 from datetime import timedelta
 from pathlib import Path
@@ -40,7 +43,17 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from impact_query import history_rows, load_history  # noqa: E402
-from lineage_query import FULL, NOW, NS, SMALL, Shape, drop_pg, graph_rows, load, pg_database  # noqa: E402
+from lineage_query import (  # noqa: E402
+    FULL,
+    NOW,
+    NS,
+    PG_ADMIN,
+    SMALL,
+    Shape,
+    drop_pg,
+    graph_rows,
+    load,
+)  # fmt: skip
 
 from plumbline.openlineage import parse_event  # noqa: E402
 from plumbline.store.engine import create_store_engine  # noqa: E402
@@ -125,17 +138,21 @@ def new_events(shape: Shape, count: int) -> list[dict[str, Any]]:
     return events
 
 
-def export(db_url: str, out: Path) -> tuple[float, float, str]:
-    """``plumbline export`` as a child process: wall seconds, its peak RSS in MiB, its output."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+def export(db_url: str, out: Path, code: Path = ROOT) -> tuple[float, float, str]:
+    """``plumbline export`` as a child process, from the checkout ``code``: wall seconds, its
+    own peak RSS in MiB, its output."""
+    env = {**os.environ, "PYTHONPATH": str(code)}
+    command = [sys.executable, "-m", "plumbline", "export", "--db", db_url, "--out", str(out)]
     began = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-m", "plumbline", "export", "--db", db_url, "--out", str(out), "--quiet"],
-        cwd=ROOT, capture_output=True, text=True, check=True,
-    )  # fmt: skip
+    child = subprocess.Popen(
+        [*command, "--quiet"], cwd=code, env=env, stdout=subprocess.PIPE, text=True
+    )
+    said = child.stdout.read() if child.stdout else ""
+    _pid, status, usage = os.wait4(child.pid, 0)
     wall = time.perf_counter() - began
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return wall, max(peak, before) / 1024, done.stdout
+    if status != 0:
+        raise RuntimeError(f"plumbline export failed ({status}): {said}")
+    return wall, usage.ru_maxrss / 1024, said
 
 
 def spark_aggregate(out: Path) -> tuple[float, list[float], int]:
@@ -172,46 +189,89 @@ def spark_aggregate(out: Path) -> tuple[float, list[float], int]:
     return first, again, int(rows)
 
 
+def is_built(engine: sa.Engine) -> bool:
+    """Whether the store already holds the bench graph and history (a kept ``--db``)."""
+    with engine.connect() as conn:
+        try:
+            return bool(conn.execute(sa.text("SELECT 1 FROM run_column_lineage LIMIT 1")).first())
+        except sa.exc.DBAPIError:
+            return False
+
+
+def build(engine: sa.Engine, shape: Shape, label: str) -> None:
+    """Migrate and bulk-load the graph, the run history and the column history."""
+    upgrade(engine)
+    began = time.perf_counter()
+    load(engine, shape)
+    load_history(engine, shape, 1)
+    history = load_column_history(engine, shape)
+    print(f"{label}: loaded in {time.perf_counter() - began:.1f} s"
+          f" ({shape.jobs} jobs, {history} column history rows)", flush=True)  # fmt: skip
+
+
+def pg_url(name: str) -> str:
+    return sa.make_url(PG_ADMIN).set(database=name).render_as_string(hide_password=False)
+
+
+def pg_admin(statement: str) -> None:
+    admin = sa.create_engine(PG_ADMIN, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(sa.text(statement))
+    admin.dispose()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--small", action="store_true", help="a 50x smaller graph")
     parser.add_argument("--backend", choices=["sqlite", "postgres"], default="sqlite")
     parser.add_argument("--no-spark", action="store_true")
+    parser.add_argument(
+        "--db",
+        help="keep the loaded bench store here for repeated runs (SQLite: a file path;"
+        " PostgreSQL: a database name); built when it does not hold the bench data yet."
+        " Each run works on a copy, so the kept store stays as built.",
+    )
+    parser.add_argument("--build-only", action="store_true", help="build --db, measure nothing")
+    parser.add_argument(
+        "--before",
+        type=Path,
+        help="a checkout of the code to compare with (e.g. `git archive main | tar -x -C DIR`):"
+        " the same full and incremental exports run with it after this checkout's, on their own"
+        " copy of the store",
+    )
     args = parser.parse_args()
     shape = SMALL if args.small else FULL
     work = Path(tempfile.mkdtemp(prefix="plumbline-export-bench-"))
-    pg_name = None
-    if args.backend == "postgres":
-        pg_name, engine = pg_database()
-        db_url = engine.url.render_as_string(hide_password=False)
-    else:
-        db_url = f"sqlite:///{work / 'store.db'}"
-        engine = create_store_engine(db_url)
+    if args.db:
+        kept = pg_url(args.db) if args.backend == "postgres" else f"sqlite:///{args.db}"
+        if args.backend == "postgres" and not pg_exists(args.db):
+            pg_admin(f'CREATE DATABASE "{args.db}"')
+        engine = create_store_engine(kept)
+        if not is_built(engine):
+            build(engine, shape, args.backend)
+        engine.dispose()
+        if args.build_only:
+            return
+    runs = [("after", ROOT)] + ([("before", args.before)] if args.before else [])
+    figures = {}
     try:
-        upgrade(engine)
-        began = time.perf_counter()
-        load(engine, shape)
-        load_history(engine, shape, 1)
-        history = load_column_history(engine, shape)
-        print(f"{args.backend}: loaded in {time.perf_counter() - began:.1f} s"
-              f" ({shape.jobs} jobs, {history} column history rows)", flush=True)  # fmt: skip
-        out = work / "export"
-        wall, rss, said = export(db_url, out)
-        print(
-            f"full export: {wall:.1f} s wall, peak RSS {rss:.0f} MiB (load {os.getloadavg()[0]:.1f})"
-        )
-        print(said, flush=True)
-        size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file()) / 2**20
-        print(f"export size: {size:.0f} MiB")
-        events = [parse_event(e) for e in new_events(shape, 1000)]
-        began = time.perf_counter()
-        writer_for(engine).write(events)
-        print(f"1,000 new events written in {time.perf_counter() - began:.1f} s")
-        wall, _rss, said = export(db_url, out)
-        print(f"incremental export: {wall:.1f} s wall (load {os.getloadavg()[0]:.1f})")
-        print(said, flush=True)
+        for label, code in runs:
+            db_url, pg_name = copy_store(args, shape, work / label)
+            engine = create_store_engine(db_url)
+            try:
+                print(f"--- {label}: code at {code}", flush=True)
+                figures[label] = measure(engine, db_url, shape, work / label, code)
+            finally:
+                engine.dispose()
+                if pg_name:
+                    drop_pg(pg_name)
+        if args.before:
+            print("\n| what | before | after | after / before |\n| --- | --- | --- | --- |")
+            for what in figures["after"]:
+                old, new = figures["before"][what], figures["after"][what]
+                print(f"| {what} | {old:.1f} | {new:.1f} | {new / old:.3f} |")
         if not args.no_spark:
-            first, again, rows = spark_aggregate(out)
+            first, again, rows = spark_aggregate(work / "after" / "export")
             print(
                 f"spark local[2] aggregate over {rows} column edges: first {first:.1f} s, then"
                 f" median {statistics.median(again):.1f} s of {len(again)}"
@@ -219,9 +279,65 @@ def main() -> None:
             )
         print(f"load average: {os.getloadavg()} on {os.cpu_count()} cores")
     finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def copy_store(args: argparse.Namespace, shape: Shape, work: Path) -> tuple[str, str | None]:
+    """A store to measure on: a copy of the kept ``--db``, or a fresh one built here."""
+    work.mkdir(parents=True)
+    if args.backend == "postgres":
+        pg_name = f"{args.db or 'export_bench'}_run_{uuid.uuid4().hex[:6]}"
+        template = f' TEMPLATE "{args.db}"' if args.db else ""
+        pg_admin(f'CREATE DATABASE "{pg_name}"{template}')
+        db_url = pg_url(pg_name)
+    else:
+        pg_name, db_url = None, f"sqlite:///{work / 'store.db'}"
+        if args.db:
+            shutil.copyfile(args.db, work / "store.db")
+    if not args.db:
+        engine = create_store_engine(db_url)
+        build(engine, shape, args.backend)
         engine.dispose()
-        if pg_name:
-            drop_pg(pg_name)
+    return db_url, pg_name
+
+
+def pg_exists(name: str) -> bool:
+    admin = sa.create_engine(PG_ADMIN)
+    with admin.connect() as conn:
+        found = conn.execute(
+            sa.text("SELECT 1 FROM pg_database WHERE datname = :name"), {"name": name}
+        ).first()
+    admin.dispose()
+    return found is not None
+
+
+def measure(
+    engine: sa.Engine, db_url: str, shape: Shape, work: Path, code: Path
+) -> dict[str, float]:
+    """The full export, 1,000 new events, then the incremental export, with the code at
+    ``code``; the figures by name."""
+    out = work / "export"
+    wall, rss, said = export(db_url, out, code)
+    print(f"full export: {wall:.1f} s wall, peak RSS {rss:.0f} MiB (load {os.getloadavg()[0]:.1f})")
+    print(said, flush=True)
+    size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file()) / 2**20
+    print(f"export size: {size:.0f} MiB")
+    events = [parse_event(e) for e in new_events(shape, 1000)]
+    began = time.perf_counter()
+    writer_for(engine).write(events)
+    print(f"1,000 new events written in {time.perf_counter() - began:.1f} s")
+    again, again_rss, said = export(db_url, out, code)
+    print(
+        f"incremental export: {again:.1f} s wall, peak RSS {again_rss:.0f} MiB"
+        f" (load {os.getloadavg()[0]:.1f})"
+    )
+    print(said, flush=True)
+    return {
+        "full export, s wall": wall,
+        "full export, peak RSS MiB": rss,
+        "incremental export, s wall": again,
+        "incremental export, peak RSS MiB": again_rss,
+    }
 
 
 if __name__ == "__main__":

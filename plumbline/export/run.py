@@ -2,13 +2,19 @@
 
 Layout (``OUT``)::
 
-    _plumbline_export.json                       what was exported, when, in which format
-    table_lineage/event_date=2024-01-01/part-0.parquet    history tables, one file per day
-    table_lineage_edges/part-0.parquet                     current-state tables, one file
+    _plumbline_export.json                                  what was exported, when, how
+    table_lineage/event_date=2024-01-01/part-0.parquet      history tables, one file per day
+    table_lineage_edges/part-0.parquet                      current-state tables, one file per
+    table_lineage_edges/part-1.parquet                      range of 4,096 internal ids
 
+Current-state files hold the rows of a range of ids: jobs (``jobs``, the edge tables), datasets
+(``datasets``) or versions (``dataset_versions``), so a row (an edge, a job) always lands in the
+same file.
 Run again, an export rewrites the days of history whose runs were written or pruned since the
-last one (a day's rows are the store's, so a pruned run's rows leave with it), and rewrites the
-current-state tables whole. Each file is moved into place once complete.
+last one (a day's rows are the store's, so a pruned run's rows leave with it), and the files of
+the jobs and datasets those runs touched, or that were updated since. Hiding or showing a
+dataset, job or namespace, or a catalog name given to an existing dataset, rewrites everything.
+Each file is moved into place once complete.
 """
 
 from __future__ import annotations
@@ -17,23 +23,28 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 
 from plumbline.export.errors import ExportError
-from plumbline.export.writers import EXTENSIONS, FORMATS, FileWriter, open_writer
+from plumbline.export.facts import FACTS, Dimensions, fact_batch, view_batch
+from plumbline.export.writers import EXTENSIONS, FORMATS, FileWriter, open_writer, pyarrow_modules
 from plumbline.lineage_tables import HISTORY, TABLES
-from plumbline.store.read import sql_tables
+from plumbline.store.read import export_reads
+from plumbline.store.read.export_reads import Changes, RunFilter
 
 STATE_FILE = "_plumbline_export.json"
 PARTITION = "event_date"
 # a write that started before an export but committed after it is caught by the next one
 OVERLAP = timedelta(minutes=5)
+PART_IDS = 4096  # internal ids (of jobs or datasets) per file of a current-state table
+LAYOUT = 2  # 1: current-state tables in one file (rewritten whole on a layout change)
+EDGES = ("table_lineage_edges", "column_lineage_edges")
 
 Progress = Callable[[str, int], None]  # (table, rows written so far)
 
@@ -77,15 +88,16 @@ def export_tables(
     since: date | None = None,
     full: bool = False,
     progress: Progress | None = None,
-    batch_size: int = 20_000,
+    batch_size: int = 50_000,
     overlap: timedelta = OVERLAP,
 ) -> ExportResult:
     """Write every lineage table under ``out`` in ``file_format``. ``since``: history from that
     day on only (older days already in ``out`` stay). ``full``: rewrite everything, removing
     files no longer produced; otherwise an export over an earlier one is incremental: it
-    rewrites the days of the runs written or pruned since ``overlap`` before the last one."""
+    rewrites the days, jobs and datasets changed since ``overlap`` before the last one."""
     if file_format not in FORMATS:
         raise ExportError(f"unknown format {file_format!r}: one of {', '.join(FORMATS)}")
+    pyarrow_modules()
     if out.exists() and not out.is_dir():
         raise ExportError(f"{out} exists and is not a folder")
     out.mkdir(parents=True, exist_ok=True)
@@ -100,25 +112,34 @@ def export_tables(
     with engine.connect() as conn:
         if conn.dialect.name == "postgresql":  # one snapshot for every table
             conn = conn.execution_options(isolation_level="REPEATABLE READ")
-        days: set[date] | None = None
-        if state is not None:
-            days = sql_tables.changed_days(
+        hidden = export_reads.hidden_digest(conn)
+        changes = Changes.everything()
+        if state is not None and state.get("hidden") == hidden and state.get("layout") == LAYOUT:
+            changes = export_reads.changes(
                 conn, datetime.fromisoformat(state["watermark"]) - overlap
             )
-            if days is None:
-                result.incremental = False
+        result.incremental = changes.days is not None
+        dims = Dimensions(conn, narrow=result.incremental)
         for table in TABLES:
             writer = _TableExport(out / table, table, file_format, batch_size, progress)
             if table in HISTORY:
+                days = changes.days
                 wanted = (
                     None if days is None else sorted(d for d in days if since is None or d >= since)
                 )
                 if wanted == []:
                     result.rows[table] = 0
                     continue
-                writer.history(conn, wanted, since, sweep=days is None and since is None)
+                writer.history(conn, dims, wanted, since, sweep=days is None and since is None)
+            elif table in EDGES:
+                writer.edges(conn, dims, changes.jobs)
             else:
-                writer.whole(conn)
+                keys = {
+                    "jobs": changes.jobs,
+                    "datasets": changes.datasets,
+                    "dataset_versions": changes.versions,
+                }[table]
+                writer.keyed(conn, keys)
             result.rows[table] = writer.rows
             result.files += writer.files
             result.removed += writer.removed
@@ -130,14 +151,26 @@ def export_tables(
             "exported_at": datetime.now(UTC).isoformat(),
             "rows": result.rows,
             "incremental": result.incremental,
+            "hidden": hidden,
+            "layout": LAYOUT,
         },
     )
     result.seconds = time.monotonic() - began
     return result
 
 
+def _parts(ids: Iterable[int]) -> list[int]:
+    """The files (ranges of :data:`PART_IDS` ids) that hold ``ids``."""
+    return sorted({i // PART_IDS for i in ids})
+
+
+def _range(part: int) -> tuple[int, int]:
+    return part * PART_IDS, (part + 1) * PART_IDS - 1
+
+
 class _TableExport:
-    """One table's files: written in batches, published together at the end of the table."""
+    """One table's files: history days written in batches and published together at the end of
+    the table; current-state files one range of ids at a time, each published when complete."""
 
     def __init__(
         self, folder: Path, table: str, file_format: str, batch_size: int, progress: Progress | None
@@ -145,62 +178,138 @@ class _TableExport:
         self.folder, self.table, self.format = folder, table, file_format
         self.columns = TABLES[table]
         self.batch_size, self.progress = batch_size, progress
-        self.file_name = f"part-0.{EXTENSIONS[file_format]}"
+        self.extension = EXTENSIONS[file_format]
         self.rows = self.files = self.removed = 0
+
+    def _name(self, part: int) -> str:
+        return f"part-{part}.{self.extension}"
 
     def _tick(self, count: int) -> None:
         self.rows += count
         if self.progress is not None:
             self.progress(self.table, self.rows)
 
-    def whole(self, conn: Any) -> None:
-        """The table in one file, replacing the one before."""
-        writer = open_writer(self.format, self.folder / self.file_name, self.columns)
+    def _batches(self, conn: Connection, dims: Dimensions, runs: RunFilter) -> Iterator[Any]:
+        """The table's record batches for ``runs`` (history) or a range of jobs (edges)."""
+        dialect, sqlite = conn.dialect.name, conn.dialect.name == "sqlite"
+        if self.table == "runs":
+            sql, params = export_reads.runs_statement(dialect, runs.days, runs.since)
+        elif self.table in EDGES:
+            assert runs.jobs is not None
+            sql, params = export_reads.edge_statement(dialect, self.table, runs.jobs)
+        else:
+            sql, params = export_reads.fact_statement(dialect, self.table, runs)
+        for rows in export_reads.stream(conn, sql, params, self.batch_size):
+            if self.table in FACTS:
+                yield fact_batch(self.table, rows, dims)
+            else:
+                yield view_batch(self.table, rows, sqlite)[0]
+
+    def _write_part(self, part: int, batches: Iterable[Any]) -> bool:
+        """Write one file from ``batches``; without rows, remove it. Whether it holds rows."""
+        target = self.folder / self._name(part)
+        writer: FileWriter | None = None
         try:
-            for rows in sql_tables.read_table(
-                conn, self.table, batch_size=self.batch_size, naive_utc=self.format == "parquet"
-            ):
-                writer.write(rows)
-                self._tick(len(rows))
+            for batch in batches:
+                if batch.num_rows:
+                    writer = writer or open_writer(self.format, target, self.columns)
+                    writer.write(batch)
+                    self._tick(batch.num_rows)
         except BaseException:
-            writer.abort()
+            if writer is not None:
+                writer.abort()
             raise
+        if writer is None:
+            if target.exists():
+                target.unlink()
+                self.removed += 1
+            return False
         writer.close()
         self.files += 1
-        self._sweep({self.file_name})
+        return True
 
-    def history(self, conn: Any, days: list[date] | None, since: date | None, sweep: bool) -> None:
+    def edges(self, conn: Connection, dims: Dimensions, jobs: set[int] | None) -> None:
+        """The edges of the jobs of ``jobs`` (None: every job), one file per range of jobs."""
+        parts = (
+            list(range(export_reads.max_job_id(conn) // PART_IDS + 1))
+            if jobs is None
+            else _parts(jobs)
+        )
+        written = {
+            self._name(part)
+            for part in parts
+            if self._write_part(part, self._batches(conn, dims, RunFilter(jobs=_range(part))))
+        }
+        if jobs is None:
+            self._sweep(written)
+
+    def keyed(self, conn: Connection, keys: set[int] | None) -> None:
+        """``jobs``, ``datasets`` or ``dataset_versions``: the files of ``keys`` (None: all),
+        read from the view in key order in one statement and cut into files by range."""
+        _, pc = pyarrow_modules()
+        sqlite = conn.dialect.name == "sqlite"
+        wanted = None if keys is None else _parts(keys)
+        if wanted == []:
+            return
+        ranges = None if wanted is None else [_range(part) for part in wanted]
+        sql, params = export_reads.keyed_statement(self.table, ranges)
+        written: set[str] = set()
+        current: tuple[int, FileWriter] | None = None
+        try:
+            for rows in export_reads.stream(conn, sql, params, self.batch_size):
+                batch, keys_read = view_batch(self.table, rows, sqlite, keyed=True)
+                parts = pc.divide(keys_read, PART_IDS)  # in key order: one file after another
+                for part in pc.unique(parts).to_pylist():
+                    if current is None or current[0] != part:
+                        if current is not None:
+                            current[1].close()
+                        target = self.folder / self._name(part)
+                        current = (part, open_writer(self.format, target, self.columns))
+                        written.add(target.name)
+                        self.files += 1
+                    piece = batch.filter(pc.equal(parts, part))
+                    current[1].write(piece)
+                    self._tick(piece.num_rows)
+        except BaseException:
+            if current is not None:
+                current[1].abort()
+            raise
+        if current is not None:
+            current[1].close()
+        if wanted is None:
+            self._sweep(written)
+            return
+        for part in wanted:  # ranges left without rows
+            target = self.folder / self._name(part)
+            if target.name not in written and target.exists():
+                target.unlink()
+                self.removed += 1
+
+    def history(
+        self,
+        conn: Connection,
+        dims: Dimensions,
+        days: list[date] | None,
+        since: date | None,
+        sweep: bool,
+    ) -> None:
         """The rows of ``days`` (None: every day from ``since``), one file per day; days of
         ``days`` without rows lose their file. ``sweep``: remove every day not written."""
-        where = self.columns.index((PARTITION, "date"))
-        kept = [c for c in self.columns if c[0] != PARTITION]
+        _, pc = pyarrow_modules()
+        kept = tuple(c for c in self.columns if c[0] != PARTITION)
         writers: dict[date, FileWriter] = {}
-        buffers: dict[date, list[tuple[Any, ...]]] = {}
-
-        def flush(day: date) -> None:
-            if day not in writers:
-                target = self.folder / f"{PARTITION}={day.isoformat()}" / self.file_name
-                writers[day] = open_writer(self.format, target, tuple(kept))
-            writers[day].write(buffers.pop(day))
-
+        name = self._name(0)
+        runs = RunFilter(days=None if days is None else tuple(days), since=since)
         try:
-            for rows in sql_tables.read_table(
-                conn,
-                self.table,
-                event_dates=days,
-                since=since,
-                batch_size=self.batch_size,
-                naive_utc=self.format == "parquet",
-            ):
-                for row in rows:
-                    day = row[where]
-                    buffer = buffers.setdefault(day, [])
-                    buffer.append(row[:where] + row[where + 1 :])
-                    if len(buffer) >= self.batch_size:
-                        flush(day)
-                self._tick(len(rows))
-            for day in list(buffers):
-                flush(day)
+            for batch in self._batches(conn, dims, runs):
+                column = batch.column(PARTITION)
+                rest = batch.drop_columns([PARTITION])
+                for day in pc.unique(column).to_pylist():
+                    if day not in writers:
+                        target = self.folder / f"{PARTITION}={day.isoformat()}" / name
+                        writers[day] = open_writer(self.format, target, kept)
+                    writers[day].write(rest.filter(pc.equal(column, day)))
+                self._tick(batch.num_rows)
         except BaseException:
             for writer in writers.values():
                 writer.abort()
@@ -211,9 +320,9 @@ class _TableExport:
         written = {f"{PARTITION}={day.isoformat()}" for day in writers}
         if days is not None:
             for day in days:
-                name = f"{PARTITION}={day.isoformat()}"
-                if name not in written and (self.folder / name).exists():
-                    shutil.rmtree(self.folder / name)
+                folder = f"{PARTITION}={day.isoformat()}"
+                if folder not in written and (self.folder / folder).exists():
+                    shutil.rmtree(self.folder / folder)
                     self.removed += 1
         elif sweep and self.folder.exists():
             for child in self.folder.iterdir():
@@ -225,11 +334,14 @@ class _TableExport:
                     shutil.rmtree(child)
                     self.removed += 1
         for child in self.folder.glob(f"{PARTITION}=*"):
-            self._sweep({self.file_name}, child)
+            self._sweep({name}, child)
 
     def _sweep(self, keep: set[str], folder: Path | None = None) -> None:
         """Remove the files a format change or an older export left beside ours."""
         folder = folder or self.folder
+        if not folder.exists():
+            return
         for child in folder.iterdir():
             if child.is_file() and child.name.startswith("part-") and child.name not in keep:
                 child.unlink()
+                self.removed += 1

@@ -1,6 +1,7 @@
-"""One file writer per format: rows in (tuples in the table's column order), one file out,
-written under a hidden temporary name and moved into place when closed, so that a reader never
-sees a half-written file (Spark, pyarrow and Hive skip names starting with ``.`` or ``_``)."""
+"""One file writer per format: Arrow record batches in (the table's columns, in order), one file
+out, written under a hidden temporary name and moved into place when closed, so that a reader
+never sees a half-written file (Spark, pyarrow and Hive skip names starting with ``.`` or
+``_``). Parquet is written a row group per batch; the text formats a line per row."""
 
 from __future__ import annotations
 
@@ -8,37 +9,38 @@ import csv
 import json
 import os
 import uuid
-from collections.abc import Sequence
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
 from plumbline.export.errors import ExportError
-from plumbline.lineage_tables import Columns, Kind
+from plumbline.lineage_tables import Columns
 
 FORMATS = ("parquet", "jsonl", "csv")
 EXTENSIONS = {"parquet": "parquet", "jsonl": "jsonl", "csv": "csv"}
 
 
 class FileWriter(Protocol):
-    """Writes one file: ``write`` batches of rows, then ``close`` (moves it into place) or
+    """Writes one file: ``write`` record batches, then ``close`` (moves it into place) or
     ``abort`` (removes it)."""
 
-    def write(self, rows: Sequence[tuple[Any, ...]]) -> None: ...
+    def write(self, batch: Any) -> None: ...
     def close(self) -> None: ...
     def abort(self) -> None: ...
 
 
-def _text(value: Any, kind: Kind) -> Any:
-    if value is None:
-        return None
-    if kind == "json":
-        return json.dumps(value, sort_keys=True, separators=(",", ":"))
+def _text(value: Any) -> Any:
+    """A value as text formats write it (JSON columns are text already)."""
     if isinstance(value, datetime):
         return value.isoformat().replace("+00:00", "Z")
     if isinstance(value, date):
         return value.isoformat()
     return value
+
+
+def _rows(batch: Any) -> list[list[Any]]:
+    columns = [[_text(v) for v in column.to_pylist()] for column in batch.columns]
+    return [list(row) for row in zip(*columns, strict=True)]
 
 
 class _Atomic:
@@ -54,18 +56,13 @@ class _Atomic:
         self.temporary.unlink(missing_ok=True)
 
 
-class _JsonLines(_Atomic):
-    def __init__(self, target: Path, columns: Columns) -> None:
-        super().__init__(target)
-        self.columns = columns
-        self.file = self.temporary.open("w", encoding="utf-8")
+class _TextFile(_Atomic):
+    """A text file written through ``self.file``: closed, then published or removed."""
 
-    def write(self, rows: Sequence[tuple[Any, ...]]) -> None:
-        for row in rows:
-            document = {
-                name: _text(v, kind) for (name, kind), v in zip(self.columns, row, strict=True)
-            }
-            self.file.write(json.dumps(document, ensure_ascii=False) + "\n")
+    def __init__(self, target: Path, columns: Columns, newline: str | None = None) -> None:
+        super().__init__(target)
+        self.names = [name for name, _ in columns]
+        self.file = self.temporary.open("w", encoding="utf-8", newline=newline)
 
     def close(self) -> None:
         self.file.close()
@@ -76,30 +73,37 @@ class _JsonLines(_Atomic):
         super().abort()
 
 
-class _Csv(_Atomic):
+class _JsonLines(_TextFile):
+    def write(self, batch: Any) -> None:
+        self.file.writelines(
+            json.dumps(dict(zip(self.names, row, strict=True)), ensure_ascii=False) + "\n"
+            for row in _rows(batch)
+        )
+
+
+class _Csv(_TextFile):
     def __init__(self, target: Path, columns: Columns) -> None:
-        super().__init__(target)
-        self.columns = columns
-        self.file = self.temporary.open("w", encoding="utf-8", newline="")
+        super().__init__(target, columns, newline="")
         self.csv = csv.writer(self.file)
-        self.csv.writerow([name for name, _ in columns])
+        self.csv.writerow(self.names)
 
-    def write(self, rows: Sequence[tuple[Any, ...]]) -> None:
-        kinds = [kind for _, kind in self.columns]
-        self.csv.writerows([[_text(v, k) for v, k in zip(row, kinds, strict=True)] for row in rows])
+    def write(self, batch: Any) -> None:
+        self.csv.writerows(_rows(batch))
 
-    def close(self) -> None:
-        self.file.close()
-        self._publish()
 
-    def abort(self) -> None:
-        self.file.close()
-        super().abort()
+def pyarrow_modules() -> tuple[Any, Any]:
+    """``pyarrow`` and ``pyarrow.compute``, or an :class:`ExportError` saying how to get them."""
+    try:
+        import pyarrow
+        import pyarrow.compute
+    except ImportError:
+        raise ExportError("the export needs pyarrow: pip install 'plumbline[export]'") from None
+    return pyarrow, pyarrow.compute
 
 
 def arrow_schema(columns: Columns) -> Any:
     """The Arrow schema of a table (timestamps in microseconds, UTC; JSON as text)."""
-    pa = _pyarrow()
+    pa, _ = pyarrow_modules()
     types = {
         "string": pa.string(),
         "int": pa.int64(),
@@ -110,36 +114,17 @@ def arrow_schema(columns: Columns) -> Any:
     return pa.schema([(name, types[kind]) for name, kind in columns])
 
 
-def _pyarrow() -> Any:
-    try:
-        import pyarrow
-    except ImportError:
-        raise ExportError(
-            "Parquet needs pyarrow: pip install 'plumbline[export]' (or use --format jsonl|csv)"
-        ) from None
-    return pyarrow
-
-
 class _Parquet(_Atomic):
     def __init__(self, target: Path, columns: Columns) -> None:
-        self.pa = _pyarrow()
+        pyarrow_modules()
         import pyarrow.parquet as pq
 
         super().__init__(target)
-        self.columns = columns
-        self.schema = arrow_schema(columns)
-        self.writer = pq.ParquetWriter(self.temporary, self.schema, compression="zstd")
+        self.writer = pq.ParquetWriter(self.temporary, arrow_schema(columns), compression="zstd")
 
-    def write(self, rows: Sequence[tuple[Any, ...]]) -> None:
-        if not rows:
-            return
-        arrays = []
-        by_column = zip(*rows, strict=True)  # naive times are taken as UTC (the type's zone)
-        for (_, kind), field, values in zip(self.columns, self.schema, by_column, strict=True):
-            if kind == "json":
-                values = tuple(_text(v, kind) for v in values)
-            arrays.append(self.pa.array(values, type=field.type))
-        self.writer.write_table(self.pa.Table.from_arrays(arrays, schema=self.schema))
+    def write(self, batch: Any) -> None:
+        if batch.num_rows:
+            self.writer.write_batch(batch)
 
     def close(self) -> None:
         self.writer.close()
@@ -151,7 +136,7 @@ class _Parquet(_Atomic):
 
 
 def open_writer(file_format: str, target: Path, columns: Columns) -> FileWriter:
-    """A writer of ``target`` in ``file_format`` for rows of ``columns``."""
+    """A writer of ``target`` in ``file_format`` for batches of ``columns``."""
     if file_format == "parquet":
         return _Parquet(target, columns)
     if file_format == "jsonl":

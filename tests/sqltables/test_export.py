@@ -13,16 +13,17 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 import pytest
 from click.testing import CliRunner
-from scenario import CLEAN, DAY2, JOBS, build, pick, run_uuid
+from scenario import AUDIT, CLEAN, CUSTOMERS, DAY2, JOBS, build, pick, run_uuid
 from sqlalchemy.engine import Engine
 from store_summary import dataset, ingest, run_event
 
 from plumbline.cli import main
-from plumbline.export import ExportError, export_tables
+from plumbline.export import ExportError, export_tables, run
 from plumbline.export.writers import arrow_schema
 from plumbline.lineage_tables import HISTORY, TABLES
 from plumbline.store import prune
 from plumbline.store.read.sql_tables import table_rows
+from plumbline.store.write import hiding
 
 
 @pytest.fixture
@@ -147,3 +148,87 @@ def test_the_command_exports_and_says_what_it_wrote(
     assert "full export" in done.output and "table_lineage" in done.output
     bad = runner.invoke(main, ["export", "--db", db_url, "--out", str(tmp_path), "--since", "soon"])
     assert bad.exit_code == 2 and "expected an ISO 8601 date" in bad.output
+
+
+def _same_as_the_views(engine: Engine, folder: Path) -> None:
+    store = _store(engine)
+    for table in TABLES:
+        assert _all(_read_parquet(folder, table), table) == _all(store[table], table), table
+
+
+def _files(folder: Path) -> dict[str, int]:
+    """Every current-state file and its modification time."""
+    return {
+        str(p.relative_to(folder)): p.stat().st_mtime_ns
+        for table in TABLES
+        if table not in HISTORY
+        for p in (folder / table).glob("part-*")
+    }
+
+
+def test_the_export_equals_the_views_with_hidden_and_pruned_rows(
+    built: Engine, tmp_path: Path
+) -> None:
+    """The export reads base tables, not the views: with a hidden dataset and job and pruned
+    runs folded into the edges, it still holds exactly the views' rows."""
+    prune(built, datetime(2024, 1, 2, tzinfo=UTC))
+    with built.begin() as conn:
+        hiding.hide_dataset(conn, *CUSTOMERS)
+        hiding.hide_job(conn, JOBS, "audit")
+    export_tables(built, tmp_path)
+    _same_as_the_views(built, tmp_path)
+    assert "audit" not in {r["entity_name"] for r in _read_parquet(tmp_path, "table_lineage")}
+
+
+def test_incremental_export_rewrites_only_the_files_of_changed_jobs(
+    built: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(run, "PART_IDS", 1)  # a file per job and per dataset
+    export_tables(built, tmp_path, overlap=timedelta(0))
+    before = _files(tmp_path)
+    assert len([f for f in before if f.startswith("table_lineage_edges/")]) == 4  # 4 jobs
+    new_run = run_uuid(7)
+    ingest(built, [
+        run_event(new_run, "START", "2024-01-03T09:00:00Z", job="audit", namespace=JOBS,
+                  inputs=[dataset(*CLEAN)], outputs=[dataset(*AUDIT)]),
+        run_event(new_run, "COMPLETE", "2024-01-03T09:00:01Z", job="audit", namespace=JOBS,
+                  inputs=[dataset(*CLEAN)], outputs=[dataset(*AUDIT)]),
+    ])  # fmt: skip
+    again = export_tables(built, tmp_path, overlap=timedelta(0))
+    assert again.incremental
+    assert again.rows["table_lineage_edges"] == 1  # audit's one edge, now with 2 runs
+    after = _files(tmp_path)
+    rewritten = {f.split("/")[0] for f in after if after[f] != before.get(f)}
+    assert rewritten == {"table_lineage_edges", "jobs", "datasets", "dataset_versions"}
+    untouched = [f for f in before if after.get(f) == before[f]]
+    assert len(untouched) >= len(before) - 6  # audit's edge and job files, its datasets'
+    _same_as_the_views(built, tmp_path)
+    edges = {
+        (r["entity_name"], r["run_count"]) for r in _read_parquet(tmp_path, "table_lineage_edges")
+    }
+    assert ("audit", 2) in edges
+
+
+def test_hiding_a_job_after_an_export_drops_its_rows_at_the_next(
+    built: Engine, tmp_path: Path
+) -> None:
+    export_tables(built, tmp_path)
+    with built.begin() as conn:
+        hiding.hide_job(conn, JOBS, "clean")
+    again = export_tables(built, tmp_path)
+    assert not again.incremental  # what is hidden changed: everything is rewritten
+    _same_as_the_views(built, tmp_path)
+    names = {r["entity_name"] for r in _read_parquet(tmp_path, "column_lineage_edges")}
+    assert "clean" not in names
+
+
+def test_an_export_of_the_one_file_layout_is_rewritten(built: Engine, tmp_path: Path) -> None:
+    """An export written before current-state files were cut by id range is rewritten whole."""
+    export_tables(built, tmp_path)
+    state = json.loads((tmp_path / "_plumbline_export.json").read_text())
+    del state["layout"]
+    (tmp_path / "_plumbline_export.json").write_text(json.dumps(state))
+    (tmp_path / "jobs" / "part-7.parquet").write_bytes(b"old")
+    assert not export_tables(built, tmp_path).incremental
+    assert not (tmp_path / "jobs" / "part-7.parquet").exists()
+    _same_as_the_views(built, tmp_path)
