@@ -181,6 +181,10 @@ class _Converter:
             )
         if name == "Union":
             return Node("Union", {}, children)
+        if name == "Expand":
+            return _expand(body, children)
+        if name == "Generate":
+            return _generate(body, children)
         return Node(name or "Unknown", {}, children)
 
     def _scan(self, info: dict[str, Any], text: str) -> Node:
@@ -241,6 +245,32 @@ class _Converter:
         if conditions:
             fields["condition"] = Node("Operator", {"text": "join"}, conditions)
         return Node("Join", fields, children)
+
+
+def _expand(body: str, children: list[Node]) -> Node:
+    """`Expand [[a#1, null, 0], [a#1, b#2, 1]], [a#5, b#6, spark_grouping_id#4L]`: output column
+    i is column i of every projection (the logical Expand's fields)."""
+    args = split_top(body)
+    if len(args) < 2 or not args[0].startswith("[["):
+        return Node("Expand", {}, children)
+    projections = [parse_list(p) for p in split_top(args[0].strip()[1:-1])]
+    return Node("Expand", {"projections": projections, "output": parse_list(args[1])}, children)
+
+
+def _generate(body: str, children: list[Node]) -> Node:
+    """`Generate explode(xs#3), [id#1], false, [x#7]`: the generated columns come from the
+    generator's arguments (the logical Generate's `generator` and `generatorOutput`), under a
+    projection of the columns the operator outputs."""
+    args = split_top(body)
+    if len(args) < 4 or not args[-1].startswith("["):
+        return Node("Generate", {}, children)
+    generated = parse_list(args[-1])
+    generate = Node(
+        "Generate", {"generator": parse(args[0]), "generatorOutput": generated}, children
+    )
+    # the physical operator outputs only the child columns it keeps, then the generated ones
+    kept = parse_list(args[1]) if args[1].startswith("[") else []
+    return Node("Project", {"projectList": [*kept, *generated]}, [generate])
 
 
 def _bracketed_attributes(text: str) -> list[Node]:

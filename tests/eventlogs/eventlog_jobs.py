@@ -69,6 +69,12 @@ def run(name: str, work: Path) -> None:
     if name == "plain":
         rows.groupBy("name").agg({"v": "sum"}).write.mode("overwrite").json(str(data / "totals"))
         rows.select("id", "name").write.saveAsTable("plain_table")
+        rows.rollup("name").agg({"v": "max"}).write.mode("overwrite").parquet(
+            str(data / "rolled_up")  # an Expand under the aggregate
+        )
+        rows.selectExpr("id", "explode(array(name, upper(name))) AS spelled").write.mode(
+            "overwrite"
+        ).parquet(str(data / "exploded"))  # a Generate
         try:  # a failing write: the executor raises, the execution ends with an error
             rows.selectExpr("id", "IF(id > 0, raise_error('boom'), name) AS broken").write.mode(
                 "overwrite"

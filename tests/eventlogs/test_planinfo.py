@@ -84,3 +84,32 @@ def test_a_plan_string_spark_cut_short_is_counted() -> None:
     )
     _, _, truncated = lineage(info)
     assert truncated == 1
+
+
+def test_a_generate_outputs_the_kept_columns_then_the_generated_ones() -> None:
+    generate = node(
+        "Generate",
+        "Generate explode(array(name#10, upper(name#10))), [id#9], false, [spelled#58]",
+        SCAN,
+    )
+    write = node(WRITE, f"{WRITE} file:/d/out, false, Parquet, Overwrite, [id, spelled]", generate)
+    columns, _, _ = lineage(write)
+    assert columns == {
+        "id": {("in", "id"): {(DIRECT, "IDENTITY")}},
+        "spelled": {("in", "name"): {(DIRECT, "TRANSFORMATION")}},  # not `name` by position
+    }
+
+
+def test_an_expand_column_reads_that_column_of_every_projection() -> None:
+    expand = node(
+        "Expand",
+        "Expand [[v#11, name#10, 0], [v#11, null, 1]], [v#11, name#48, spark_grouping_id#47L]",
+        SCAN,
+    )
+    project = node("Project", "Project [name#48, spark_grouping_id#47L, v#11]", expand)
+    write = node(WRITE, f"{WRITE} file:/d/out, false, Parquet, Overwrite, [n, g, v]", project)
+    columns, _, _ = lineage(write)
+    assert columns == {
+        "n": {("in", "name"): {(DIRECT, "IDENTITY")}},
+        "v": {("in", "v"): {(DIRECT, "IDENTITY")}},
+    }
