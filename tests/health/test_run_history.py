@@ -75,6 +75,10 @@ def test_the_cached_histories_are_the_stores_after_every_write(store: Engine) ->
     # ended runs ordered among older ones: within what the cache holds (hours 14-53), then
     # below it (the store is read again), then older than every run
     writes += [late(900, 51, rows=7), late(901, 15, rows=7), late(902, -5)]
+    # a late event of an ended run the cache does not hold (901) moves it to the top
+    # a late event of an ended run the cache does not hold moves it to the top: alone (901's
+    # START, later than its end), then with runs of the job that end (902's)
+    writes += [late(901, 54, rows=7)[:1], day(55), late(902, 56)[:1] + day(57)]
     for events in writes:
         ingest(store, events)
         assert_cache_is_the_store(store)

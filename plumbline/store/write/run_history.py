@@ -158,7 +158,15 @@ def histories(
     found: dict[int, list[EndedRun]] = {}
     learned: dict[int, JobHistory] = {}
     if cached:
-        ours = [run_id for run_id, s in batch.run_state.items() if s.job_id in cached]
+        # the runs it touched that are ended now, and those the entries hold (they may have
+        # changed); its other runs are not ended and were not: nothing to merge
+        held = {run.id for entry in cached.values() for run in entry.runs}
+        ours = [
+            run_id
+            for run_id, s in batch.run_state.items()
+            if s.job_id in cached
+            and (run_id in held or (run_id in batch.touched_runs and s.current_state in ENDED))
+        ]
         fresh: dict[int, list[EndedRun]] = {}
         for run in _runs_of(
             select_in(connection, _RUNS, [schema.runs.c.id], sorted(ours))
@@ -186,7 +194,8 @@ def histories(
 def carry(batch: Batch, detected: set[int]) -> None:
     """For the jobs whose runs this write touched without ending one (``detected``: the jobs
     it read histories for): keep their cached entry with the job's latest run as this write
-    leaves it, or drop it when the write touched a run it holds or another writer wrote the job."""
+    leaves it, or drop it when the write touched a run it holds or an ended run (its place in
+    the order may have changed), or another writer wrote the job."""
     touched: dict[int, set[int]] = {}
     for run_id in batch.touched_runs:
         state = batch.run_state.get(run_id)
@@ -199,7 +208,9 @@ def carry(batch: Batch, detected: set[int]) -> None:
         if entry is None:
             continue
         held = {run.id for run in entry.runs}
-        if entry.latest_run != job_state.stored_latest_run or held & touched.get(job, set()):
+        changed = touched.get(job, set())
+        ended = {r for r in changed if batch.run_state[r].current_state in ENDED}
+        if entry.latest_run != job_state.stored_latest_run or (held | ended) & changed:
             batch.learned.histories[job] = None
         elif job_state.latest_run_uuid != entry.latest_run:
             batch.learned.histories[job] = replace(entry, latest_run=job_state.latest_run_uuid)
