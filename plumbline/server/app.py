@@ -22,10 +22,12 @@ from plumbline.server import (
 from plumbline.server.access_log import AccessLog
 from plumbline.server.api import routers as read_api_routers
 from plumbline.server.catalog import routes as catalog_routes
-from plumbline.server.errors import install_error_handlers
+from plumbline.server.errors import ServerErrors, install_error_handlers
 from plumbline.server.fresh_reads import FreshReads
 from plumbline.server.ingest_budget import IngestBudget
 from plumbline.server.meta_auth import MetaAuth
+from plumbline.server.nul_guard import NulGuard
+from plumbline.server.openapi import install_openapi
 from plumbline.server.request_guard import RequestGuard
 from plumbline.server.security_headers import SecurityHeaders
 from plumbline.server.settings import ServerSettings
@@ -65,11 +67,14 @@ def create_app(settings: ServerSettings) -> FastAPI:
     app.state.ingest_budget = IngestBudget(settings.ingest_memory_bytes)
     malloc.limit_arenas()  # before the request threads start
     install_error_handlers(app)
+    install_openapi(app)
     if writer is not None:
         app.add_middleware(FreshReads, engine=engine, writer=writer)
     if settings.auth_meta and settings.auth == "required":
         app.add_middleware(MetaAuth)
     app.add_middleware(RequestGuard, bind_host=settings.host, allowed_hosts=settings.allowed_hosts)
+    app.add_middleware(NulGuard)  # before any route or store query sees the text
+    app.add_middleware(ServerErrors)  # a 500 in the common shape, inside the headers and the log
     app.add_middleware(SecurityHeaders)  # on every answer, refusals included
     if settings.access_log:
         access_log.ensure_output()

@@ -1,19 +1,44 @@
 """HTTP errors with the body shape every route answers with:
-``{"code": int, "message": str, "errors": [{"index", "field", "message"}]}``."""
+``{"code": int, "message": str, "errors": [{"index", "field", "message"}]}``.
+
+Every error goes through here: ours (:class:`APIError`), the framework's (404 for an unknown path,
+405 with ``Allow``, request validation: 400) and the unexpected ones (:class:`ServerErrors`: 500,
+logged with its traceback, the connection kept usable).
+"""
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from plumbline.errors import PlumblineError
 
+logger = logging.getLogger(__name__)
+
 RETRY_AFTER_SECONDS = 1  # what a 503 (the ingestion memory budget in use) asks to wait
+
+
+class ErrorItem(BaseModel):
+    index: int | None
+    field: str | None
+    message: str
+
+
+class ErrorBody(BaseModel):
+    """The body of every error answer (what ``/openapi.json`` documents for 4xx and 5xx)."""
+
+    code: int
+    message: str
+    errors: list[ErrorItem]
 
 
 @dataclass(frozen=True)
@@ -62,8 +87,13 @@ def install_error_handlers(app: FastAPI) -> None:
         )
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        return error_response(exc.status_code, str(exc.detail))
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        response = error_response(exc.status_code, str(exc.detail))
+        response.headers.update(exc.headers or {})
+        if exc.status_code == 405:  # Allow: the methods of every route of this path, not one's
+            methods = allowed_methods(request.app.router.routes, request.scope)
+            response.headers["Allow"] = ", ".join(sorted(methods))
+        return response
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(_request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -77,6 +107,17 @@ def install_error_handlers(app: FastAPI) -> None:
         return error_response(400, "invalid request parameters", errors)
 
 
+def allowed_methods(routes: list[Any], scope: Scope) -> set[str]:
+    """The methods the routes matching ``scope``'s path answer (routers included)."""
+    found: set[str] = set()
+    for route in routes:
+        if hasattr(route, "original_router"):
+            found |= allowed_methods(route.original_router.routes, scope)
+        elif getattr(route, "methods", None) and route.matches(scope)[0] != Match.NONE:
+            found |= set(route.methods)
+    return found
+
+
 def _auth_headers(status: int) -> dict[str, str] | None:
     """Headers an error of ``status`` needs: how to authenticate (401), when to retry (503)."""
     if status == 401:
@@ -84,3 +125,33 @@ def _auth_headers(status: int) -> dict[str, str] | None:
     if status == 503:
         return {"Retry-After": str(RETRY_AFTER_SECONDS)}
     return None
+
+
+class ServerErrors:
+    """ASGI middleware: an unexpected exception answers 500 in the common shape (and is logged
+    with its traceback) instead of propagating to the server, which would drop the connection.
+    An exception after the answer has started cannot be answered: it propagates as before."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def sending(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        except Exception:
+            if started:
+                raise
+            logger.exception("unexpected error answering %s %s", scope["method"], scope["path"])
+            response = error_response(500, "internal server error: the server log has the details")
+            await response(scope, receive, send)

@@ -39,7 +39,7 @@ from plumbline.openlineage.errors import Violation
 from plumbline.server import forwarding, metrics
 from plumbline.server.auth import Principal, require
 from plumbline.server.catalog import enrich_event
-from plumbline.server.errors import APIError, FieldError
+from plumbline.server.errors import APIError, ErrorBody, ErrorItem, FieldError
 from plumbline.server.ingest_budget import (
     DECOMPRESS_COST,
     PARSE_COST,
@@ -55,18 +55,6 @@ from plumbline.store.write import writer_for
 logger = logging.getLogger(__name__)
 
 router = APIRouter(tags=["lineage"])
-
-
-class ErrorItem(BaseModel):
-    index: int | None
-    field: str | None
-    message: str
-
-
-class ErrorBody(BaseModel):
-    code: int
-    message: str
-    errors: list[ErrorItem]
 
 
 class IngestResult(BaseModel):

@@ -10,10 +10,19 @@ from typing import Annotated, Any
 
 from fastapi import Path, Query
 from fastapi.responses import Response
+from pydantic import StringConstraints
 
 from plumbline.server.api.health_models import AlertList
 from plumbline.server.api.lineage import GraphResponse
-from plumbline.server.api.routing import ReadAccess, Reader, StoreEngine, WriteAccess, make_router
+from plumbline.server.api.routing import (
+    ReadAccess,
+    Reader,
+    StoreEngine,
+    Timestamp,
+    WriteAccess,
+    comma_list_pattern,
+    make_router,
+)
 from plumbline.server.errors import APIError
 from plumbline.store import utc
 from plumbline.store.read import alerts
@@ -23,6 +32,7 @@ from plumbline.store.write import alerts as alert_writes
 router = make_router("Alerts")
 
 KINDS_TEXT = ", ".join(alert_rules.KINDS)
+KINDS_PATTERN = comma_list_pattern(alert_rules.KINDS, spaces=True)
 
 
 def parse_kinds(values: list[str] | None) -> list[str] | None:
@@ -45,12 +55,12 @@ def list_alerts(
     *,
     conn: Reader,
     since: Annotated[
-        datetime | None, Query(description="Only alerts seen at or after this time")
+        Timestamp | None, Query(description="Only alerts seen at or after this time")
     ] = None,
     kind: Annotated[
-        list[str] | None,
+        list[Annotated[str, StringConstraints(pattern=KINDS_PATTERN, max_length=200)]] | None,
         Query(
-            max_length=400,
+            max_length=20,  # a request that fits the server's request-line limit
             description=f"Only these kinds ({KINDS_TEXT}); repeatable or comma-separated",
         ),
     ] = None,

@@ -11,7 +11,7 @@ from fastapi import Query
 
 from plumbline.analysis.health import coverage_report
 from plumbline.server.api.health_models import Coverage
-from plumbline.server.api.routing import ReadAccess, Reader, make_router
+from plumbline.server.api.routing import ReadAccess, Reader, Timestamp, make_router
 from plumbline.store import utc
 
 router = make_router("Coverage")
@@ -33,7 +33,7 @@ def get_coverage(
     *,
     conn: Reader,
     since: Annotated[
-        datetime | None, Query(description="Window start, in event time (default: 7 days ago)")
+        Timestamp | None, Query(description="Window start, in event time (default: 7 days ago)")
     ] = None,
     namespace: Annotated[
         str | None, Query(max_length=1024, description="Only this namespace")

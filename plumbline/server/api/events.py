@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 from fastapi import Depends, Path, Query
 
 from plumbline.server.api.models import LineageEventList
-from plumbline.server.api.routing import Limit, Offset, ReadAccess, Reader, make_router
+from plumbline.server.api.routing import Limit, Offset, ReadAccess, Reader, Timestamp, make_router
 from plumbline.store.read import events, records
 
 router = make_router("Events")
@@ -27,10 +27,10 @@ class _Page:
 
 def _page(
     before: Annotated[
-        datetime | None, Query(description="Only events at or before this time")
+        Timestamp | None, Query(description="Only events at or before this time")
     ] = None,
     after: Annotated[
-        datetime | None, Query(description="Only events at or after this time")
+        Timestamp | None, Query(description="Only events at or after this time")
     ] = None,
     sortDirection: Literal["asc", "desc"] = "desc",
     limit: Limit = 100,

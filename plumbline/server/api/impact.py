@@ -6,7 +6,6 @@ everything; the answer lists only what it may read and counts the rest (``hidden
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Literal
 
 from fastapi import Depends, Query
@@ -16,7 +15,14 @@ from plumbline.analysis.csvout import impact_csv
 from plumbline.analysis.impact import MAX_DEPTH, impact
 from plumbline.server.api.analysis_models import Impact
 from plumbline.server.api.lineage import GraphResponse
-from plumbline.server.api.routing import ReadAccess, Reader, make_router, max_graph_nodes
+from plumbline.server.api.routing import (
+    ReadAccess,
+    Reader,
+    Timestamp,
+    make_router,
+    max_graph_nodes,
+    node_id_pattern,
+)
 from plumbline.store import gc_paused, utc
 
 router = make_router("Analysis")
@@ -44,13 +50,18 @@ def get_impact(
     *,
     conn: Reader,
     nodeId: Annotated[
-        str, Query(description="dataset:NS:NAME, job:NS:NAME or datasetField:NS:NAME:FIELD")
+        str,
+        Query(
+            pattern=node_id_pattern("dataset", "job", "datasetField"),
+            description="dataset:NS:NAME, job:NS:NAME or datasetField:NS:NAME:FIELD",
+        ),
     ],
     direction: Annotated[
         Literal["downstream", "upstream"], Query(description="downstream (impact) or upstream")
     ] = "downstream",
     depth: Annotated[
-        int | None, Query(description=f"Edges to walk (default and at most {MAX_DEPTH})")
+        int | None,
+        Query(ge=0, le=MAX_DEPTH, description=f"Edges to walk (default and at most {MAX_DEPTH})"),
     ] = None,
     namespace: Annotated[
         list[str] | None, Query(description="List only nodes of these namespaces (repeatable)")
@@ -60,7 +71,7 @@ def get_impact(
         Query(description="List only nodes of these types (repeatable)"),
     ] = None,
     since: Annotated[
-        datetime | None, Query(description="Walk only edges seen at or after this time")
+        Timestamp | None, Query(description="Walk only edges seen at or after this time")
     ] = None,
     format: Format = "json",  # noqa: A002
     cap: Annotated[int, Depends(max_graph_nodes)],

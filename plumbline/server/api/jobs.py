@@ -3,12 +3,20 @@ cross-namespace ``/jobs``."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, get_args
 
 from fastapi import Query
+from pydantic import StringConstraints
 
 from plumbline.server.api.factories import add_tag_routes
-from plumbline.server.api.models import Job, JobList, JobVersion, JobVersionList, RunList
+from plumbline.server.api.models import (
+    Job,
+    JobList,
+    JobVersion,
+    JobVersionList,
+    RunList,
+    RunState,
+)
 from plumbline.server.api.routing import (
     AdminAccess,
     Limit,
@@ -16,6 +24,7 @@ from plumbline.server.api.routing import (
     ReadAccess,
     Reader,
     StoreEngine,
+    comma_list_pattern,
     make_router,
 )
 from plumbline.store import job_pk
@@ -24,8 +33,9 @@ from plumbline.store.write import hiding, tagging
 
 router = make_router("Jobs")
 BASE = "/namespaces/{namespace}/jobs"
+RunStates = Annotated[str, StringConstraints(pattern=comma_list_pattern(get_args(RunState)))]
 LastRunStates = Annotated[
-    list[str] | None,
+    list[RunStates] | None,
     Query(
         description="Only jobs whose latest run is in one of these states (repeat or comma-separate)"
     ),

@@ -22,7 +22,13 @@ except ImportError:  # optional speed-up; the json fallback gives the same docum
 from fastapi.responses import JSONResponse
 
 from plumbline.server.api.models import ColumnLineageGraph, LineageGraph, UpstreamRunLineage
-from plumbline.server.api.routing import ReadAccess, Reader, make_router, max_graph_nodes
+from plumbline.server.api.routing import (
+    ReadAccess,
+    Reader,
+    make_router,
+    max_graph_nodes,
+    node_id_pattern,
+)
 from plumbline.store import gc_paused
 from plumbline.store.read import column_lineage, lineage, run_lineage
 
@@ -44,7 +50,15 @@ class GraphResponse(JSONResponse):
 NodeIdParam = Annotated[
     str,
     Query(
-        description="dataset:NS:NAME, job:NS:NAME or datasetField:NS:NAME:FIELD, optionally #VERSION"
+        pattern=node_id_pattern("dataset", "job"),
+        description="dataset:NS:NAME or job:NS:NAME, optionally #VERSION",
+    ),
+]
+FieldNodeIdParam = Annotated[
+    str,
+    Query(
+        pattern=node_id_pattern("dataset", "job", "datasetField"),
+        description="dataset:NS:NAME, job:NS:NAME or datasetField:NS:NAME:FIELD, optionally #VERSION",
     ),
 ]
 Depth = Annotated[int, Query(ge=0, le=100, description="How far to walk (job or field hops)")]
@@ -78,7 +92,7 @@ def get_lineage(
 def get_column_lineage(
     *,
     conn: Reader,
-    nodeId: NodeIdParam,
+    nodeId: FieldNodeIdParam,
     depth: Depth = column_lineage.DEFAULT_DEPTH,
     withDownstream: Annotated[bool, Query(description="Also walk downstream")] = False,
     cap: Annotated[int, Depends(max_graph_nodes)],

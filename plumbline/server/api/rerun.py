@@ -6,7 +6,6 @@ steps of the jobs it may read and the count of the others (``hiddenSteps``).
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Literal
 
 from fastapi import Query
@@ -17,7 +16,13 @@ from plumbline.analysis.rerun import rerun_plan
 from plumbline.server.api.analysis_models import RerunPlan
 from plumbline.server.api.impact import CSV_DOC, csv_response
 from plumbline.server.api.lineage import GraphResponse
-from plumbline.server.api.routing import ReadAccess, Reader, make_router
+from plumbline.server.api.routing import (
+    ReadAccess,
+    Reader,
+    Timestamp,
+    make_router,
+    node_id_pattern,
+)
 from plumbline.store import gc_paused, utc
 
 router = make_router("Analysis")
@@ -36,10 +41,14 @@ def get_rerun_plan(
     *,
     conn: Reader,
     nodeId: Annotated[
-        str | None, Query(description="dataset:NS:NAME, or job:NS:NAME with since")
+        str | None,
+        Query(
+            pattern=node_id_pattern("dataset", "job"),
+            description="dataset:NS:NAME, or job:NS:NAME with since",
+        ),
     ] = None,
     since: Annotated[
-        datetime | None, Query(description="The versions made at or after this time are bad")
+        Timestamp | None, Query(description="The versions made at or after this time are bad")
     ] = None,
     version: Annotated[str | None, Query(description="This version of the dataset is bad")] = None,
     runId: Annotated[str | None, Query(description="The versions this run wrote are bad")] = None,

@@ -7,12 +7,15 @@ still-encoded path and decodes each parameter, so an encoded ``/`` stays inside 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine, Iterator
+import re
+from collections.abc import Callable, Coroutine, Iterable, Iterator
+from datetime import datetime
 from typing import Annotated, Any
 from urllib.parse import unquote
 
 from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi.routing import APIRoute
+from pydantic import BeforeValidator
 from sqlalchemy.engine import Connection, Engine
 from starlette.routing import Match
 from starlette.types import Scope
@@ -84,8 +87,49 @@ def max_graph_nodes(request: Request) -> int:
 
 Reader = Annotated[Connection, Depends(read_connection)]
 StoreEngine = Annotated[Engine, Depends(store_engine)]
+MAX_OFFSET = 2**31 - 1  # Marquez's offsets are Java ints; the stores' BIGINT would take 2**63 - 1
 Limit = Annotated[int, Query(ge=0, le=100_000, description="Page size")]
-Offset = Annotated[int, Query(ge=0, description="Rows to skip")]
+Offset = Annotated[int, Query(ge=0, le=MAX_OFFSET, description="Rows to skip")]
+
+# RFC 3339 date-times (``format: date-time``): not the bare numbers or dates pydantic also takes
+_DATE_TIME = re.compile(
+    r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})?", re.ASCII
+)
+
+
+def _date_time_text(value: Any) -> Any:
+    if isinstance(value, str) and not _DATE_TIME.fullmatch(value):
+        raise ValueError("expected an RFC 3339 date-time, e.g. 2024-05-01T12:00:00Z")
+    return value
+
+
+Timestamp = Annotated[datetime, BeforeValidator(_date_time_text)]
+"""A query parameter's date-time: what ``format: date-time`` says, and nothing else."""
+
+# NS:NAME, the name not empty (no ":" last), optionally #VERSION (after the last "#"); no NUL
+_ANY, _NO_HASH = r"[^\u0000]", r"[^#\u0000]"
+_NAME = rf"(?:{_NO_HASH}+:{_NO_HASH}*[^#:\u0000]|{_ANY}+:{_ANY}*[^:\u0000]#{_NO_HASH}*)"
+_FIELD = (
+    rf"(?:{_NO_HASH}+:{_NO_HASH}+:{_NO_HASH}*[^#:\u0000]"
+    rf"|{_ANY}+:{_ANY}+:{_ANY}*[^:\u0000]#{_NO_HASH}*)"
+)
+_NODE_ID_REST = {"dataset": _NAME, "job": _NAME, "datasetField": _FIELD}
+
+
+def comma_list_pattern(values: Iterable[str], *, spaces: bool = False) -> str:
+    """The ``pattern`` of a comma-separated list of ``values`` (empty items allowed; with
+    ``spaces``, blanks around each item)."""
+    blank = " *" if spaces else ""
+    item = f"{blank}(?:{'|'.join(re.escape(value) for value in values)})?{blank}"
+    return f"^{item}(?:,{item})*$"
+
+
+def node_id_pattern(*kinds: str) -> str:
+    """The ``pattern`` of a ``nodeId`` of these kinds (``dataset:NS:NAME``, ``job:NS:NAME``,
+    ``datasetField:NS:NAME:FIELD``, each optionally ``#VERSION``)."""
+    return "^(?:" + "|".join(f"{kind}:{_NODE_ID_REST[kind]}" for kind in kinds) + ")$"
+
+
 # the access each route needs (``principal.check_namespace`` is called where a namespace is known)
 ReadAccess = Annotated[Principal, Depends(require("read"))]
 WriteAccess = Annotated[Principal, Depends(require("write"))]

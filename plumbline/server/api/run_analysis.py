@@ -22,14 +22,23 @@ from plumbline.analysis.root_cause import root_cause, run_of_node
 from plumbline.analysis.run_diff import diff_runs
 from plumbline.analysis.version_lineage import version_lineage
 from plumbline.server.api.lineage import GraphResponse
-from plumbline.server.api.routing import ReadAccess, Reader, make_router, max_graph_nodes
+from plumbline.server.api.routing import (
+    ReadAccess,
+    Reader,
+    make_router,
+    max_graph_nodes,
+    node_id_pattern,
+)
 from plumbline.server.api.run_analysis_models import RootCause, RunDiff, VersionLineage
 from plumbline.server.auth import Principal
 from plumbline.store import gc_paused
 
 router = make_router("Analysis")
 
-Depth = Annotated[int | None, Query(description=f"Runs to walk (default and at most {MAX_DEPTH})")]
+Depth = Annotated[
+    int | None,
+    Query(ge=0, le=MAX_DEPTH, description=f"Runs to walk (default and at most {MAX_DEPTH})"),
+]
 Cap = Annotated[int, Depends(max_graph_nodes)]
 
 
@@ -61,7 +70,7 @@ def get_run_diff(
 )
 def get_job_diff(
     *,
-    nodeId: Annotated[str, Query(description="job:NS:NAME")],
+    nodeId: Annotated[str, Query(pattern=node_id_pattern("job"), description="job:NS:NAME")],
     conn: Reader,
     principal: ReadAccess,
 ) -> GraphResponse:
@@ -95,7 +104,12 @@ def get_root_cause(
 )
 def get_node_root_cause(
     *,
-    nodeId: Annotated[str, Query(description="job:NS:NAME or dataset:NS:NAME")],
+    nodeId: Annotated[
+        str,
+        Query(
+            pattern=node_id_pattern("job", "dataset"), description="job:NS:NAME or dataset:NS:NAME"
+        ),
+    ],
     depth: Depth = None,
     conn: Reader,
     cap: Cap,
