@@ -15,6 +15,8 @@ from pydantic import StringConstraints
 from plumbline.server.api.health_models import AlertList
 from plumbline.server.api.lineage import GraphResponse
 from plumbline.server.api.routing import (
+    MAX_NAMESPACES,
+    Namespace,
     ReadAccess,
     Reader,
     StoreEngine,
@@ -65,7 +67,8 @@ def list_alerts(
         ),
     ] = None,
     namespace: Annotated[
-        list[str] | None, Query(max_length=1024, description="Only alerts about these namespaces")
+        list[Namespace] | None,
+        Query(max_length=MAX_NAMESPACES, description="Only alerts about these namespaces"),
     ] = None,
     acknowledged: Annotated[
         bool | None, Query(description="true: only acknowledged ones; false: only the others")

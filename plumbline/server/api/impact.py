@@ -16,6 +16,8 @@ from plumbline.analysis.impact import MAX_DEPTH, impact
 from plumbline.server.api.analysis_models import Impact
 from plumbline.server.api.lineage import GraphResponse
 from plumbline.server.api.routing import (
+    MAX_NAMESPACES,
+    Namespace,
     ReadAccess,
     Reader,
     Timestamp,
@@ -64,7 +66,11 @@ def get_impact(
         Query(ge=0, le=MAX_DEPTH, description=f"Edges to walk (default and at most {MAX_DEPTH})"),
     ] = None,
     namespace: Annotated[
-        list[str] | None, Query(description="List only nodes of these namespaces (repeatable)")
+        list[Namespace] | None,
+        Query(
+            max_length=MAX_NAMESPACES,
+            description="List only nodes of these namespaces (repeatable)",
+        ),
     ] = None,
     type: Annotated[  # noqa: A002 - the query parameter's name
         list[Literal["DATASET", "JOB", "DATASET_FIELD"]] | None,

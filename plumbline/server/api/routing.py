@@ -15,11 +15,12 @@ from urllib.parse import unquote
 
 from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi.routing import APIRoute
-from pydantic import BeforeValidator
+from pydantic import BeforeValidator, StringConstraints
 from sqlalchemy.engine import Connection, Engine
 from starlette.routing import Match
 from starlette.types import Scope
 
+from plumbline.openlineage.limits import MAX_NAMESPACE
 from plumbline.server.auth import Principal, require
 from plumbline.server.errors import APIError
 from plumbline.store import InvalidArgumentError, NotFoundError
@@ -90,6 +91,12 @@ StoreEngine = Annotated[Engine, Depends(store_engine)]
 MAX_OFFSET = 2**31 - 1  # Marquez's offsets are Java ints; the stores' BIGINT would take 2**63 - 1
 Limit = Annotated[int, Query(ge=0, le=100_000, description="Page size")]
 Offset = Annotated[int, Query(ge=0, le=MAX_OFFSET, description="Rows to skip")]
+
+# A request line over ~64 KiB is refused by the HTTP layer (a plain-text 400): list parameters are
+# bounded so that whatever the document calls valid fits, percent-encoded (12 bytes a character
+# at worst)
+MAX_NAMESPACES = 4
+Namespace = Annotated[str, StringConstraints(max_length=MAX_NAMESPACE)]
 
 # RFC 3339 date-times (``format: date-time``): not the bare numbers or dates pydantic also takes
 _DATE_TIME = re.compile(
