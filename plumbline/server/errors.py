@@ -13,8 +13,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from fastapi import FastAPI, Request
+from fastapi.dependencies.utils import get_flat_params
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
@@ -96,15 +98,38 @@ def install_error_handlers(app: FastAPI) -> None:
         return response
 
     @app.exception_handler(RequestValidationError)
-    async def _validation_error(_request: Request, exc: RequestValidationError) -> JSONResponse:
+    async def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+        expected = _descriptions(request.scope.get("route"))
         errors = [
             FieldError(
                 field=".".join(str(part) for part in err.get("loc", ()) if part != "body") or None,
-                message=err.get("msg", "invalid"),
+                message=_problem(err, expected),
             )
             for err in exc.errors()
         ]
         return error_response(400, "invalid request parameters", errors)
+
+
+def _descriptions(route: Any) -> dict[str, str]:
+    """The descriptions of a route's parameters by name (what a value that breaks a pattern is
+    told to be)."""
+    if not isinstance(route, APIRoute):
+        return {}
+    return {
+        field.alias: field.field_info.description
+        for field in get_flat_params(route.dependant)
+        if field.field_info.description
+    }
+
+
+def _problem(err: Any, expected: dict[str, str]) -> str:
+    """A validation error in words; a value that breaks a pattern is named, with what was
+    expected (the parameter's description), not the regex."""
+    if err.get("type") == "string_pattern_mismatch":
+        loc = [part for part in err.get("loc", ()) if isinstance(part, str)]
+        wanted = expected.get(loc[-1], "the form /openapi.json gives") if loc else "?"
+        return f"{str(err.get('input'))[:200]!r}: expected {wanted}"
+    return str(err.get("msg", "invalid"))
 
 
 def allowed_methods(routes: list[Any], scope: Scope) -> set[str]:

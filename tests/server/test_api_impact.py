@@ -202,7 +202,7 @@ def test_bad_input_over_http(world: dict[str, Any]) -> None:
     assert _get(world, "admin", nodeId="table:x").status_code == 400
     deep = _get(world, "admin", nodeId="dataset:file:/data/a_in", depth=51)
     assert deep.status_code == 400
-    assert "50" in deep.json()["message"]
+    assert "less than or equal to 50" in deep.json()["errors"][0]["message"]
     assert _get(world, "admin", nodeId="dataset:file:/data/a_in", direction="x").status_code == 400
     assert _get(world, "admin", nodeId="dataset:file:/data/a_in", since="soon").status_code == 400
 
@@ -250,7 +250,7 @@ def test_cli_errors_are_one_line(world: dict[str, Any]) -> None:
     assert done.stdout == ""
     assert done.stderr.count("\n") == 1 and "404" in done.stderr and "/data/nope" in done.stderr
     deep = _cli(world, "dataset:file:/data/a_in", "--depth", "99")
-    assert deep.exit_code == 1 and "cap of 50" in deep.output
+    assert deep.exit_code == 1 and "less than or equal to 50" in deep.output
     anonymous = CliRunner().invoke(main, ["impact", "dataset:file:/data/a_in", "--url", env_url])
     assert anonymous.exit_code == 1 and "401" in anonymous.output
     assert len(anonymous.output.strip().splitlines()) == 1

@@ -231,7 +231,10 @@ def test_names_with_slashes_and_colons_in_paths(http: httpx.Client, live_server:
 def test_bad_requests_answer_in_the_common_error_shape(http: httpx.Client, story: Story) -> None:
     bad_node = http.get("/lineage", params={"nodeId": "table:x:y"})
     assert bad_node.status_code == 400
-    assert bad_node.json()["code"] == 400 and "nodeId" in bad_node.json()["message"]
+    assert (
+        bad_node.json()["code"] == 400 and bad_node.json()["errors"][0]["field"] == "query.nodeId"
+    )
+    assert "table:x:y" in bad_node.json()["errors"][0]["message"]
     missing_param = http.get("/lineage")
     assert missing_param.status_code == 400
     assert missing_param.json()["errors"][0]["field"] == "query.nodeId"
