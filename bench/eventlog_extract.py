@@ -1,5 +1,6 @@
 """Event-log extraction speed: MB of log per second, local[2] / local[1], against one Python process,
-and the reader's peak memory as one log grows 10x.
+the reader's peak memory as one log grows 10x, and `--follow`'s incremental reader (the log appended
+1 MiB at a time, read on after each append) against the batch reader of the finished log.
 
     .venv/bin/python bench/eventlog_extract.py [--seed LOG] [--logs 4] [--scale 100]
 
@@ -140,6 +141,38 @@ def measure(codec: str, seed: Path, work: Path, count: int, scale: int) -> None:
     )
 
 
+def follow_vs_batch(log: Path, work: Path) -> tuple[float, float]:
+    """Median seconds of `--follow`'s reader over `log` growing 1 MiB per poll (events written to a
+    folder), and of the batch reader (`extract_log`) over the finished log."""
+    from plumbline.eventlogs.files import EventLog
+    from plumbline.eventlogs.follow import Tail, _Delivery
+
+    data, piece = log.read_bytes(), 1 << 20
+    growing = work / f"follow-{log.name}.inprogress"
+    delivery = _Delivery(Target(out=str(work / "follow-out")))
+
+    def follow() -> None:
+        growing.write_bytes(b"")
+        (work / "follow-out").mkdir(exist_ok=True)
+        for old in (work / "follow-out").glob("*"):
+            old.unlink()
+        tail = Tail(str(growing), None, set())
+        for start in range(0, len(data), piece):
+            with growing.open("ab") as stream:
+                stream.write(data[start : start + piece])
+            tail.poll(EventLog(str(growing), [str(growing)], True, start + piece))
+            delivery.send(tail.key, tail.take())
+        tail.poll(EventLog(str(growing), [str(growing)], False, len(data)))
+        delivery.send(tail.key, tail.take())
+        assert tail.done and tail.result.status == "ok", tail.result
+
+    def batch() -> None:
+        (found,), _ = find_logs([str(log)])
+        assert extract_log(found, Target(out=str(work / "batch-out"))).status == "ok"
+
+    return median_seconds(follow), median_seconds(batch)
+
+
 def main() -> None:
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     parser = argparse.ArgumentParser()
@@ -161,6 +194,14 @@ def main() -> None:
         f"peak RSS of the reader (zstd logs): {one:.0f} MB for a log of {raw_small:.1f} MB"
         f" decompressed, {ten:.0f} MB for {raw_large:.1f} MB (10x): ratio {ten / one:.2f}"
     )
+    for name in (small.name, small.name + ".zstd"):
+        scaled(seed, small, args.scale, False)
+        tailed, whole = follow_vs_batch(work / name, work)
+        print(
+            f"follow ({name}, {raw_small:.1f} MB decompressed, appended 1 MiB per poll):"
+            f" {raw_small / tailed:.1f} MB/s | batch reader {raw_small / whole:.1f} MB/s"
+            f" | follow / batch time {tailed / whole:.2f}x"
+        )
     print(f"load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}")
 
 
