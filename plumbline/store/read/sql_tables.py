@@ -1,15 +1,14 @@
 """The lineage SQL tables (issue 18) read back from their views, ``plumbline_<table>``.
 
 The views (migration 0012) are the one model; this module reads them typed, the same on both
-backends (aware UTC timestamps, dates, JSON parsed), in batches so that an export streams a
-table of millions of rows without holding it. What changed since an export (for an incremental
-one) is read here too.
+backends (aware UTC timestamps, dates, JSON parsed), in batches (for tests, checks and small
+tables: the export reads the base tables, :mod:`plumbline.store.read.export_reads`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from datetime import date, datetime
+from datetime import date
 from functools import cache
 from typing import Any
 
@@ -17,7 +16,6 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from plumbline.lineage_tables import HISTORY, TABLES, Kind, view_name
-from plumbline.store import schema as s
 from plumbline.store.read.common import utc
 from plumbline.store.read.errors import InvalidArgumentError
 from plumbline.store.read.gcpause import gc_paused
@@ -53,13 +51,10 @@ def read_table(
     event_dates: Sequence[date] | None = None,
     since: date | None = None,
     batch_size: int = 20_000,
-    naive_utc: bool = False,
 ) -> Iterator[list[tuple[Any, ...]]]:
     """The rows of a lineage table (columns as :data:`plumbline.lineage_tables.TABLES` lists
     them), ``batch_size`` at a time, streamed from the database. ``event_dates``: only the rows
-    of these days; ``since``: only the rows of that day and later (history tables).
-    ``naive_utc``: timestamps as the database gives them (SQLite: naive, in UTC), for a reader
-    that takes naive times as UTC (Arrow does), sparing a conversion per value."""
+    of these days; ``since``: only the rows of that day and later (history tables)."""
     view = _view(table)
     statement = sa.select(*view.columns)
     if (event_dates is not None or since is not None) and table not in HISTORY:
@@ -68,11 +63,7 @@ def read_table(
         statement = statement.where(view.c.event_date.in_(sorted(event_dates)))
     if since is not None:
         statement = statement.where(view.c.event_date >= since)
-    fixers = [
-        (i, f)
-        for i, (_, k) in enumerate(TABLES[table])
-        if (f := _fixer(k)) is not None and not (naive_utc and k == "timestamp")
-    ]
+    fixers = [(i, f) for i, (_, k) in enumerate(TABLES[table]) if (f := _fixer(k)) is not None]
     result = conn.execution_options(stream_results=True, yield_per=batch_size).execute(statement)
     while True:
         with gc_paused():  # the rows are plain tuples: the collector's scans would find nothing
@@ -105,32 +96,3 @@ def view_columns(conn: Connection, table: str) -> list[str]:
     )
     result = conn.execute(nothing.where(sa.false()))
     return list(result.keys())
-
-
-def _run_day(started: Any, ended: Any, last: Any, created: Any) -> date | None:
-    at = utc(started or ended or last or created)
-    return at.date() if at is not None else None
-
-
-_CHANGED_RUNS = sa.select(
-    s.runs.c.started_at, s.runs.c.ended_at, s.runs.c.last_event_at, s.runs.c.created_at
-).where(s.runs.c.updated_at >= sa.bindparam("since"))
-_PRUNED_RUNS = sa.select(s.pruned_runs.c.started_at, s.pruned_runs.c.ended_at).where(
-    s.pruned_runs.c.pruned_at >= sa.bindparam("since")
-)
-
-
-def changed_days(conn: Connection, since: datetime) -> set[date] | None:
-    """The event dates whose history rows may have changed since ``since``: the days of the runs
-    written or pruned since then. None: a pruned run's day is not known (rewrite every day)."""
-    days = {
-        day
-        for row in conn.execute(_CHANGED_RUNS, {"since": since})
-        if (day := _run_day(*row)) is not None
-    }
-    for started, ended in conn.execute(_PRUNED_RUNS, {"since": since}):
-        day = _run_day(started, ended, None, None)
-        if day is None:
-            return None
-        days.add(day)
-    return days
