@@ -116,15 +116,15 @@ class EndedRun:
     io: set[tuple[int, str]] = field(default_factory=set)  # (dataset id, direction)
     rows: dict[int, int] = field(default_factory=dict)  # output dataset id -> row count
     order: tuple[datetime, int] = field(init=False, compare=False)  # how a job's runs sort
+    seconds: float | None = field(init=False, compare=False)  # how long it ran, when known
 
     def __post_init__(self) -> None:
         self.order = (self.at or _EPOCH, self.id)
-
-    @property
-    def seconds(self) -> float | None:
-        if self.started_at is None or self.ended_at is None:
-            return None
-        return (self.ended_at - self.started_at).total_seconds()
+        self.seconds = (
+            None
+            if self.started_at is None or self.ended_at is None
+            else (self.ended_at - self.started_at).total_seconds()
+        )
 
 
 @dataclass(frozen=True)

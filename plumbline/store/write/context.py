@@ -159,6 +159,9 @@ class Batch:
     version_sources: dict[int, str] = field(default_factory=dict)
     # run_io keys first seen in this write: (run_id, dataset_id, direction)
     new_io: set[tuple[int, int, str]] = field(default_factory=set)
+    # every run_io row, as this write leaves it, of the runs whose events here name datasets:
+    # run id -> (dataset id, direction) -> row count (what change alerts read of them)
+    run_io: dict[int, dict[tuple[int, str], int | None]] = field(default_factory=dict)
     # (run uuid, dataset id, version id): what runs completing in this write wrote before
     stored_outputs: list[tuple[str, int, int]] = field(default_factory=list)
     # runs whose state this write changes (written back at the end)

@@ -94,6 +94,23 @@ def _runs_of(rows: Any) -> dict[int, EndedRun]:
     return found
 
 
+def _in_memory(batch: Batch, run_id: int) -> EndedRun:
+    """A run as this write leaves it, from its state and ``batch.run_io`` (all its io rows)."""
+    state, io = batch.run_state[run_id], batch.run_io[run_id]
+    return EndedRun(
+        run_id,
+        state.uuid,
+        state.job_id,
+        state.current_state or "",
+        as_utc(state.started_at),
+        as_utc(state.ended_at),
+        as_utc(state.last_event_at),
+        state.error_message,
+        set(io),
+        {d: n for (d, direction), n in io.items() if direction == "output" and n is not None},
+    )
+
+
 def _newest(runs: Any) -> list[EndedRun]:
     return sorted(runs, key=lambda r: r.order, reverse=True)
 
@@ -168,9 +185,11 @@ def histories(
             and (run_id in held or (run_id in batch.touched_runs and s.current_state in ENDED))
         ]
         fresh: dict[int, list[EndedRun]] = {}
-        for run in _runs_of(
-            select_in(connection, _RUNS, [schema.runs.c.id], sorted(ours))
-        ).values():
+        known = [_in_memory(batch, run_id) for run_id in ours if run_id in batch.run_io]
+        unknown = sorted(run_id for run_id in ours if run_id not in batch.run_io)
+        if unknown:  # runs whose datasets this write does not name: their io is read
+            known += _runs_of(select_in(connection, _RUNS, [schema.runs.c.id], unknown)).values()
+        for run in known:
             fresh.setdefault(run.job_id, []).append(run)
         for job, entry in cached.items():
             merged = _merged(entry, fresh.get(job, []), batch.ended_runs, history_runs, keep)

@@ -241,6 +241,14 @@ def write_run_io(connection: Connection, batch: Batch) -> None:
         for key in sorted(seen)
     ]
     execute_many(connection, run_io, rows, _run_io_conflict)
+    for row in [*existing.values(), *rows]:  # the rows written last
+        io = batch.run_io.setdefault(_get(row, "run_id"), {})
+        io[(_get(row, "dataset_id"), _get(row, "direction"))] = _get(row, "row_count")
+
+
+def _get(row: Any, name: str) -> Any:
+    """A column of a row read (attribute) or about to be written (key)."""
+    return row[name] if isinstance(row, dict) else getattr(row, name)
 
 
 def _better(kept: Linked, offered: Linked) -> Linked:
