@@ -40,7 +40,10 @@ def token() -> None:
     "namespaces",
     multiple=True,
     metavar="NS",
-    help="Limit the token to this job namespace (repeatable; default: all namespaces).",
+    help=(
+        "Limit the token to this namespace, of jobs or of the datasets they write "
+        "(repeatable; default: all namespaces)."
+    ),
 )
 def create(db_url: str | None, name: str, scope: str, namespaces: tuple[str, ...]) -> None:
     """Create a token and print it (alone, on the last line). It is shown only once."""

@@ -1,11 +1,19 @@
 """Central auth: who is calling, and may they do this.
 
 Routes declare what they need with ``Depends(require("read"|"write"|"admin"))`` and receive the
-:class:`Principal`; write routes scoped to a namespace call ``principal.check_namespace(ns)`` (403),
-ingestion calls ``principal.check_event(event)``, and read routes pass ``principal.namespaces`` to the
-store's read queries, which filter in SQL (:mod:`plumbline.store.read.visibility`). A
-namespace-limited token reads its namespaces' jobs, runs and events and the datasets those jobs touch;
-anything else it addresses by name or id answers 404, as if missing.
+:class:`Principal`. The namespace rule, all of it here: a token limited to namespaces changes only
+what is in those namespaces, and reads only what its namespaces' jobs touch.
+
+- A route addressing a namespace calls ``principal.check_namespace(ns)`` (403).
+- A route whose effect is global (the forwarding outbox, tag definitions) calls
+  ``principal.check_global(what)``: 403 for a limited token.
+- Ingestion calls :meth:`Principal.event_refusal` per event: the job's namespace, every output's
+  (a DatasetEvent's dataset's) and every symlink those name must be the token's; a refused event is
+  listed in ``rejected``, the others are stored. :meth:`Principal.screened` drops the dataset facets
+  of inputs from other namespaces: the edge is recorded, the foreign dataset is left as it was.
+- Read routes pass ``principal.namespaces`` to the store's read queries, which filter in SQL
+  (:mod:`plumbline.store.read.visibility`): its namespaces' jobs, runs and events, the datasets those
+  jobs touch and the datasets of its namespaces; anything else addressed by name or id is 404.
 
 With ``--auth open`` every caller is the anonymous admin. With ``--auth required`` a request needs
 ``Authorization: Bearer <token>`` (the OpenLineage client's ``api_key`` auth): 401 without a token or
@@ -56,32 +64,80 @@ class Principal:
         if not self.allows_namespace(namespace):
             raise APIError(403, f"this token may not access namespace {namespace!r}")
 
-    def check_event(self, event: Mapping[str, Any]) -> None:
-        """Raise 403 when the caller may not write ``event``.
+    def check_global(self, what: str) -> None:
+        """Raise 403 when the caller is limited to namespaces: ``what`` belongs to none."""
+        if self.namespaces is not None:
+            raise APIError(
+                403,
+                f"{what} belongs to no namespace and needs a token not limited to namespaces "
+                f"(this token is limited to {', '.join(sorted(self.namespaces))})",
+            )
 
-        A namespace-limited token writes only events whose job namespace it covers; an event
-        without a job (a DatasetEvent) needs every dataset's namespace covered instead.
-        """
+    def event_refusal(self, event: Mapping[str, Any]) -> tuple[str, str] | None:
+        """(field, reason) when the caller may not write ``event``, else None.
+
+        A limited token writes the events of its namespaces: the job's namespace, every output
+        dataset's (a DatasetEvent's dataset's) and every namespace their symlinks name must be
+        among its namespaces. Inputs may come from anywhere (see :meth:`screened`)."""
         if self.namespaces is None:
-            return
-        for namespace in event_namespaces(event):
-            self.check_namespace(namespace)
+            return None
+        for field, namespace in written_namespaces(self.screened(event)):
+            if namespace not in self.namespaces:
+                return field, f"this token may not access namespace {namespace!r}"
+        return None
+
+    def screened(self, event: Mapping[str, Any]) -> Mapping[str, Any]:
+        """``event`` without the dataset facets of inputs outside the caller's namespaces (the
+        same object when there are none): a limited token records that its job read a foreign
+        dataset, it does not change that dataset's schema, description or versions."""
+        if self.namespaces is None or not isinstance(event.get("inputs"), list):
+            return event
+        inputs = event["inputs"]
+        foreign = [
+            i
+            for i, item in enumerate(inputs)
+            if isinstance(item, dict)
+            and "facets" in item
+            and str(item.get("namespace", "")) not in self.namespaces
+        ]
+        if not foreign:
+            return event
+        kept: list[Any] = list(inputs)
+        for i in foreign:
+            kept[i] = {k: v for k, v in inputs[i].items() if k != "facets"}
+        return {**event, "inputs": kept}
 
 
 ANONYMOUS_ADMIN = Principal(name=None, scope="admin")
 
 
-def event_namespaces(event: Mapping[str, Any]) -> list[str]:
-    """The namespaces an event writes to: its job's, or for a job-less event its datasets'."""
+def written_namespaces(event: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(field, namespace) of what ``event`` writes: its job, its outputs (a DatasetEvent's
+    dataset), and the namespaces the symlinks of any dataset it sends facets for name."""
+    found: list[tuple[str, str]] = []
     job = event.get("job")
     if isinstance(job, Mapping):
-        return [str(job.get("namespace", ""))]
-    found: list[str] = []
-    for key in ("dataset", "inputs", "outputs"):
+        found.append(("job.namespace", str(job.get("namespace", ""))))
+    for key in ("dataset", "outputs", "inputs"):
         value = event.get(key)
         items = [value] if isinstance(value, Mapping) else value if isinstance(value, list) else []
-        found += [str(d.get("namespace", "")) for d in items if isinstance(d, Mapping)]
-    return found or [""]
+        for i, item in enumerate(items):
+            if not isinstance(item, Mapping):
+                continue
+            at = key if key == "dataset" else f"{key}[{i}]"
+            if key != "inputs":
+                found.append((f"{at}.namespace", str(item.get("namespace", ""))))
+            found += [(f"{at}.facets.symlinks", ns) for ns in _symlink_namespaces(item)]
+    return found
+
+
+def _symlink_namespaces(dataset: Mapping[str, Any]) -> list[str]:
+    facets = dataset.get("facets")
+    symlinks = facets.get("symlinks") if isinstance(facets, Mapping) else None
+    ids = symlinks.get("identifiers") if isinstance(symlinks, Mapping) else None
+    if not isinstance(ids, list):
+        return []
+    return [str(i.get("namespace", "")) for i in ids if isinstance(i, Mapping)]
 
 
 def require(scope: str) -> Callable[[Request], Principal]:

@@ -91,10 +91,11 @@ async def background_worker(app: FastAPI) -> AsyncIterator[None]:
 @router.get("/api/v1/forwarding")
 def forwarding_status(
     request: Request,
-    _principal: Annotated[Principal, Depends(require("admin"))],
+    principal: Annotated[Principal, Depends(require("admin"))],
     limit: Annotated[int, Query(ge=0, le=1000, description="How many dead events to list.")] = 100,
 ) -> dict[str, Any]:
     """Pending, delivered and dead events per target, and the newest dead events."""
+    principal.check_global("the forwarding outbox")
     settings: ServerSettings = request.app.state.settings
     configured = target_keys(settings) + [t.key for t in settings.notify]
     now = queue.utcnow()
@@ -134,7 +135,7 @@ def forwarding_status(
 @router.post("/api/v1/forwarding/retry")
 def retry_dead_events(
     request: Request,
-    _principal: Annotated[Principal, Depends(require("admin"))],
+    principal: Annotated[Principal, Depends(require("admin"))],
     body: Annotated[
         dict[str, Any] | None,
         Body(
@@ -143,6 +144,7 @@ def retry_dead_events(
     ] = None,
 ) -> dict[str, int]:
     """Put dead events back in the queue, due now, with their attempt count reset."""
+    principal.check_global("the forwarding outbox")
     body = body or {}
     target = body.get("target")
     ids = body.get("ids") or []

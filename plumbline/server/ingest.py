@@ -93,7 +93,10 @@ _REQUEST_BODY = {
     summary="Send OpenLineage events",
     responses={
         400: {"model": ErrorBody, "description": "the body is not valid JSON or gzip"},
-        403: {"model": ErrorBody, "description": "the token may not write to this namespace"},
+        403: {
+            "model": ErrorBody,
+            "description": "none of the events is the token's to write (their namespaces are not all its own)",
+        },
         413: {
             "model": ErrorBody,
             "description": "the body (or its decompressed size) is too large",
@@ -205,6 +208,7 @@ class _Ingestion:
         self.accepted: list[ParsedEvent] = []  # not stored yet
         self.received: dict[str, bytes] = {}  # digest -> the event as received (to forward)
         self.rejected: list[int] = []
+        self.refused = 0  # rejected because the token may not write their namespaces
         self.errors: list[FieldError] = []
         self.run_jobs: dict[str, tuple[str, str]] = {}  # run id -> its job, in this request
         self.total_accepted = 0
@@ -213,7 +217,8 @@ class _Ingestion:
         self.is_batch = False
 
     def take(self, outcomes: list[Outcome], sent: list[bytes], first: int, is_batch: bool) -> None:
-        """Check the outcomes of events ``first``… (403 for a namespace the token lacks)."""
+        """Check the outcomes of events ``first``…: valid, the token's to write (the namespace
+        rule of :mod:`plumbline.server.auth`), and not reusing another job's run id."""
         self.is_batch = is_batch
         for offset, (parsed, data) in enumerate(zip(outcomes, sent, strict=True)):
             index = first + offset
@@ -224,7 +229,17 @@ class _Ingestion:
                     for v in parsed.violations
                 )
                 continue
-            self.principal.check_event(parsed.raw)
+            refusal = self.principal.event_refusal(parsed.raw)
+            if refusal is not None:
+                self.rejected.append(index)
+                self.refused += 1
+                field, reason = refusal
+                self.errors.append(FieldError(reason, field, index if is_batch else None))
+                continue
+            screened = self.principal.screened(parsed.raw)
+            if screened is not parsed.raw:  # foreign inputs' facets dropped: store and forward that
+                parsed = dataclasses.replace(parse_event(dict(screened)), digest=parsed.digest)
+                data = parsed.canonical
             reused = _reused_run_id(parsed, self.run_jobs)
             if reused is not None:
                 self.rejected.append(index)
@@ -270,6 +285,8 @@ class _Ingestion:
     def result(self, events: int | None) -> dict[str, Any]:
         """The answer (201), or :class:`APIError` 422 when no event was accepted."""
         metrics.record_ingest(self.total_accepted, len(self.rejected))
+        if not self.total_accepted and self.refused == len(self.rejected) > 0:
+            raise APIError(403, self.errors[0].message, self.errors)
         if not self.total_accepted:
             message = "the event breaks the OpenLineage specification"
             if self.is_batch:

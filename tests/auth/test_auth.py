@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from plumbline.server.auth import Principal, bearer_token, event_namespaces
+from plumbline.server.auth import Principal, bearer_token, written_namespaces
 from plumbline.server.tokens import create_token, list_tokens, revoke_token
 from plumbline.store.engine import create_store_engine
 
@@ -250,7 +250,8 @@ def test_tokens_from_the_cli_work_until_revoked(make_server, db_url: str) -> Non
     token = created.stdout.strip().splitlines()[-1]
     assert re.fullmatch(r"plb_[A-Za-z0-9_-]{43}", token)
     headers = {"Authorization": f"Bearer {token}"}
-    assert httpx.get(f"{server.url}/api/v1/forwarding", headers=headers).status_code == 200
+    jobs = f"{server.url}/api/v1/jobs"
+    assert httpx.get(jobs, headers=headers).status_code == 200
 
     listed = _cli("list", db_url=db_url)
     assert listed.returncode == 0
@@ -262,7 +263,7 @@ def test_tokens_from_the_cli_work_until_revoked(make_server, db_url: str) -> Non
     assert "a token named 'airflow' already exists" in duplicate.stderr
 
     assert _cli("revoke", "airflow", db_url=db_url).returncode == 0
-    after = httpx.get(f"{server.url}/api/v1/forwarding", headers=headers)
+    after = httpx.get(jobs, headers=headers)
     assert after.status_code == 401
     assert after.json()["message"] == "invalid or revoked token"
     assert "revoked" in _cli("list", db_url=db_url).stdout
@@ -296,11 +297,23 @@ def test_principal_helpers() -> None:
     assert bearer_token("Basic abc") is None
     assert bearer_token("Bearer ") is None
     dataset_event = {"dataset": {"namespace": "s3://bucket", "name": "k"}}
-    assert event_namespaces(dataset_event) == ["s3://bucket"]
-    assert event_namespaces(run_event("a")) == ["a"]
-    limited.check_event(run_event("a"))
-    with pytest.raises(Exception, match="may not access namespace 'b'"):
-        limited.check_event(run_event("b"))
+    assert written_namespaces(dataset_event) == [("dataset.namespace", "s3://bucket")]
+    assert written_namespaces(run_event("a")) == [("job.namespace", "a")]
+    assert limited.event_refusal(run_event("a")) is None
+    assert limited.event_refusal(run_event("b")) == (
+        "job.namespace",
+        "this token may not access namespace 'b'",
+    )
+    with pytest.raises(Exception, match="belongs to no namespace"):
+        limited.check_global("the forwarding outbox")
+    Principal(name="root", scope="admin").check_global("the forwarding outbox")
+    # inputs of other namespaces lose their dataset facets, the event stays otherwise the same
+    event = run_event("a")
+    assert limited.screened(event) is event
+    event["inputs"][0]["facets"] = {"schema": {}}
+    screened = limited.screened(event)
+    assert screened["inputs"] == [{"namespace": "file", "name": "/data/a/in"}]
+    assert "facets" in event["inputs"][0]
 
 
 def test_visibility_helpers_select_the_namespaces_jobs_and_the_datasets_they_touch(

@@ -2,8 +2,8 @@
 
 :func:`add_list_route`: ``GET`` a page of namespaces, sources or tags (``limit``, ``offset``) as the
 caller may see them. :func:`add_tag_routes`: ``POST …/tags/{tag}`` adds the tag (creating an unknown
-tag, as Marquez does), ``DELETE`` removes it; both need the ``write`` scope and the namespace, and
-answer the tagged dataset or job as it is now.
+tag, as Marquez does, for a token not limited to namespaces: tags are global), ``DELETE`` removes it;
+both need the ``write`` scope and the namespace, and answer the tagged dataset or job as it is now.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from sqlalchemy.engine import Connection, Engine
 from plumbline.server.api.routing import Limit, Offset, ReadAccess, Reader, StoreEngine, WriteAccess
 from plumbline.server.auth import Principal
 from plumbline.store import VisibleTo
+from plumbline.store.read import tags
 
 # namespaces.list_namespaces(conn, limit, offset, visible_to) and its siblings
 PageReader = Callable[[Connection, int, int, VisibleTo], Any]
@@ -89,6 +90,12 @@ def _endpoint(
         values = [params[name] for name in names]
         principal.check_namespace(values[0])
         with engine.begin() as conn:
+            if (
+                add
+                and principal.namespaces is not None
+                and not tags.tag_exists(conn, params["tag"])
+            ):
+                principal.check_global(f"tag {params['tag']!r} is not defined; a new tag")
             tagger(conn, *values, params["tag"], add=add)
             return answer(conn, values[0], values[1])
 

@@ -34,6 +34,7 @@ def put_tag(
     body: Annotated[CreatedTag | None, Body()] = None,
     principal: WriteAccess,
 ) -> records.TagPage:
+    principal.check_global(f"tag {tag!r}")
     with engine.begin() as conn:
         tagging.put_tag(conn, tag, body.description if body else None)
         return tags.list_tags(conn, 100_000, 0)

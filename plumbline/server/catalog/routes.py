@@ -20,6 +20,8 @@ from plumbline.server.catalog.errors import (
 from plumbline.server.catalog.facets import dataset_identity, table_facets
 from plumbline.server.catalog.registry import get_resolver
 from plumbline.server.errors import APIError
+from plumbline.store.read import NotFoundError
+from plumbline.store.read.common import dataset_pk
 
 router = APIRouter(tags=["catalogs"])
 
@@ -30,9 +32,12 @@ def catalog_dataset_facets(
     namespace: str,
     table: str,
     request: Request,
-    _principal: Annotated[Principal, Depends(require("read"))],
+    principal: Annotated[Principal, Depends(require("read"))],
 ) -> dict[str, Any]:
-    """The dataset identity (by location) and the facets the catalog knows about the table."""
+    """The dataset identity (by location) and the facets the catalog knows about the table.
+
+    A namespace-limited token gets the tables whose dataset is in its namespaces or visible to it
+    (one its jobs touch); any other table answers 404, as if missing."""
     identifier = (*[part for part in namespace.split(".") if part], table)
     try:
         resolver = get_resolver(request.app.state.settings.catalogs, catalog)
@@ -44,6 +49,12 @@ def catalog_dataset_facets(
     except CatalogUnavailableError as exc:
         raise APIError(503, str(exc)) from exc
     ds_namespace, ds_name = dataset_identity(found)
+    if not principal.allows_namespace(ds_namespace):
+        with request.app.state.engine.connect() as conn:
+            try:
+                dataset_pk(conn, ds_namespace, ds_name, visible_to=principal.namespaces)
+            except NotFoundError:
+                raise APIError(404, f"table {found.qualified_name!r} not found") from None
     return {
         "catalog": catalog,
         "table": found.qualified_name,

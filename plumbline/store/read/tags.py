@@ -19,3 +19,9 @@ def list_tags(conn: Connection, limit: int, offset: int) -> TagPage:
         "tags": [{"name": r.name, "description": r.description} for r in rows],
         "totalCount": count(conn, base),
     }
+
+
+def tag_exists(conn: Connection, name: str) -> bool:
+    """Whether tag ``name`` is defined."""
+    t = s.tags
+    return conn.execute(sa.select(t.c.id).where(t.c.name == name)).first() is not None
