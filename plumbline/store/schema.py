@@ -112,7 +112,7 @@ dataset_symlinks = sa.Table(
     sa.Index(None, "dataset_id"),
 )
 
-# Current fields of a dataset; the nodes of column lineage.
+# Fields of a dataset (those a schema named: ``in_schema``); the nodes of column lineage.
 dataset_fields = sa.Table(
     "dataset_fields",
     metadata,
@@ -123,6 +123,8 @@ dataset_fields = sa.Table(
     sa.Column("description", sa.Text, nullable=True),
     sa.Column("created_at", Timestamp, nullable=False),
     sa.Column("updated_at", Timestamp, nullable=False),
+    # a schema facet named it; False: known only from column lineage (an edge's end, not listed)
+    sa.Column("in_schema", sa.Boolean, nullable=False, server_default=sa.false()),
     sa.UniqueConstraint("dataset_id", "name"),
 )
 

@@ -68,6 +68,7 @@ class StoreBuilder:
                 dataset_id=self.dataset(ns, dataset),
                 name=name,
                 type=type_,
+                in_schema=True,  # as a schema facet names it
                 created_at=T0,
                 updated_at=T0,
             )

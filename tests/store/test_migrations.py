@@ -135,3 +135,52 @@ def test_raw_events_keep_their_canonical_text(db_url: str) -> None:
     engine.dispose()
     assert rows
     assert all(hashlib.sha256(text.encode()).hexdigest() == digest for text, digest in rows)
+
+
+def test_fields_named_by_a_stored_schema_are_marked_in_schema(db_url: str) -> None:
+    """Revision 0015 on a store written before it: the fields a stored schema named (nested ones
+    dotted) are ``in_schema``, those only column lineage named are not."""
+    from alembic import command
+
+    from plumbline.store.migrate import _alembic_config
+    from plumbline.store.schema import dataset_fields
+
+    producer = "https://example.com/p"
+    schema = {
+        "_producer": producer,
+        "_schemaURL": "https://openlineage.io/spec/facets/1-1-1/SchemaDatasetFacet.json",
+        "fields": [{"name": "id", "type": "int"}, {"name": "s", "fields": [{"name": "x"}]}],
+    }
+    lineage = {
+        "_producer": producer,
+        "_schemaURL": "https://openlineage.io/spec/facets/1-2-0/ColumnLineageDatasetFacet.json",
+        "fields": {"id": {"inputFields": [{"namespace": "lake", "name": "raw", "field": "k"}]}},
+    }
+    event = {
+        "eventType": "COMPLETE",
+        "eventTime": "2026-01-01T00:00:00Z",
+        "run": {"runId": "00000000-0000-4000-8000-000000000015"},
+        "job": {"namespace": "shop", "name": "load"},
+        "inputs": [{"namespace": "lake", "name": "raw"}],
+        "outputs": [
+            {
+                "namespace": "lake",
+                "name": "clean",
+                "facets": {"schema": schema, "columnLineage": lineage},
+            }
+        ],
+        "producer": producer,
+        "schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
+    }
+    engine = create_store_engine(db_url)
+    ingest(engine, [event])
+    query = sa.select(dataset_fields.c.name, dataset_fields.c.in_schema).order_by("name")
+    with engine.connect() as connection:
+        written = [tuple(row) for row in connection.execute(query)]
+    expected = [("id", True), ("k", False), ("s", True), ("s.x", True)]
+    assert written == expected
+    command.downgrade(_alembic_config(engine), "0014")  # the store as it was before 0015
+    upgrade(engine)
+    with engine.connect() as connection:
+        assert [tuple(row) for row in connection.execute(query)] == expected
+    engine.dispose()

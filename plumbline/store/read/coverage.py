@@ -106,7 +106,13 @@ def coverage(conn: Connection, since: datetime, visible_to: VisibleTo = None) ->
         )
         .select_from(datasets)
         .join(ds_ns, ds_ns.c.id == datasets.c.namespace_id)
-        .outerjoin(dataset_fields, dataset_fields.c.dataset_id == datasets.c.id)
+        .outerjoin(  # a dataset's fields as its document lists them: those a schema named
+            dataset_fields,
+            sa.and_(
+                dataset_fields.c.dataset_id == datasets.c.id,
+                dataset_fields.c.in_schema == sa.true(),
+            ),
+        )
         .where(live, visible, recent_out)
         .group_by(ds_ns.c.name, datasets.c.name)
         .order_by(ds_ns.c.name, datasets.c.name)

@@ -48,7 +48,8 @@ _FIELDS = (
         s.dataset_fields.c.type,
         s.dataset_fields.c.description,
     )
-    .where(in_ids(s.dataset_fields.c.dataset_id))
+    # a field only column lineage names is an edge's end, not a field of the dataset (as Marquez)
+    .where(in_ids(s.dataset_fields.c.dataset_id), s.dataset_fields.c.in_schema == sa.true())
     .order_by(s.dataset_fields.c.dataset_id, s.dataset_fields.c.id)
 )
 

@@ -297,7 +297,8 @@ _FIELD_IDS = sa.select(dataset_fields.c.dataset_id, dataset_fields.c.name, datas
 def ensure_fields(
     connection: Connection, batch: Batch, needed: set[FieldKey]
 ) -> dict[FieldKey, int]:
-    """Ids of the named fields, creating (untyped) the ones no schema has announced yet."""
+    """Ids of the named fields, creating the ones no schema has announced yet (untyped, not
+    ``in_schema``: the end of an edge, not listed among the dataset's fields)."""
     known = batch.cache.field_ids
     found = {key: field_id for key in needed if (field_id := known.get(key)) is not None}
     if len(found) == len(needed):

@@ -605,6 +605,7 @@ def _new_current_fields(
                     "name": name,
                     "type": field_type,
                     "description": description,
+                    "in_schema": True,
                     "created_at": batch.now,
                     "updated_at": batch.now,
                 }
@@ -613,7 +614,8 @@ def _new_current_fields(
 
 
 def _write_fields(connection: Connection, field_rows: list[dict[str, Any]]) -> None:
-    """Upsert ``dataset_fields``: a field's type and description follow its current schema."""
+    """Upsert ``dataset_fields``: a field's type and description follow its current schema; a
+    field known only from column lineage becomes one of the dataset's fields (``in_schema``)."""
 
     def conflict(statement: Any) -> Any:
         return statement.on_conflict_do_update(
@@ -621,11 +623,13 @@ def _write_fields(connection: Connection, field_rows: list[dict[str, Any]]) -> N
             set_={
                 "type": statement.excluded.type,
                 "description": statement.excluded.description,
+                "in_schema": statement.excluded.in_schema,
                 "updated_at": statement.excluded.updated_at,
             },
             where=sa.or_(
                 dataset_fields.c.type.is_distinct_from(statement.excluded.type),
                 dataset_fields.c.description.is_distinct_from(statement.excluded.description),
+                dataset_fields.c.in_schema == sa.false(),  # known from column lineage until now
             ),
         )
 
