@@ -143,14 +143,16 @@ def make_events(count: int) -> list[dict[str, Any]]:
 
 
 @contextmanager
-def fresh_database(backend: str) -> Iterator[str]:
-    """A migrated, empty store database, dropped afterwards."""
+def fresh_database(backend: str, *, migrate: bool = True) -> Iterator[str]:
+    """An empty store database, dropped afterwards; migrated by this checkout unless ``migrate``
+    is False (then the server of the version measured migrates it itself)."""
     if backend == "sqlite":
         with tempfile.TemporaryDirectory() as directory:
             url = f"sqlite:///{directory}/bench.db"
-            engine = create_store_engine(url)
-            upgrade(engine)
-            engine.dispose()
+            if migrate:
+                engine = create_store_engine(url)
+                upgrade(engine)
+                engine.dispose()
             yield url
         return
     prefix = os.environ.get("PLUMBLINE_BENCH_DB_PREFIX", "plumbline")  # whose database it is
@@ -159,10 +161,11 @@ def fresh_database(backend: str) -> Iterator[str]:
     with admin.connect() as connection:
         connection.execute(sa.text(f'CREATE DATABASE "{name}"'))
     url = sa.make_url(PG_ADMIN).set(database=name).render_as_string(False)
-    engine = create_store_engine(url)
-    upgrade(engine)
-    engine.dispose()
     try:
+        if migrate:
+            engine = create_store_engine(url)
+            upgrade(engine)
+            engine.dispose()
         yield url
     finally:
         with admin.connect() as connection:
@@ -171,15 +174,18 @@ def fresh_database(backend: str) -> Iterator[str]:
 
 
 @contextmanager
-def server(db_url: str, workers: int = 1) -> Iterator[str]:
-    """The real server in its own process(es); yields its base URL."""
+def server_process(
+    db_url: str, workers: int = 1, tree: Path = ROOT
+) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """The real server of source tree ``tree`` in its own process(es): (base URL, process)."""
     process = subprocess.Popen(
         [
             *(sys.executable, "-m", "plumbline", "serve", "--db", db_url, "--port", "0"),
             # only when needed, so that this file also measures older checkouts (A/B)
             *(("--workers", str(workers)) if workers > 1 else ()),
         ],
-        cwd=ROOT,
+        cwd=tree,
+        env={**os.environ, "PYTHONPATH": str(tree)},
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -196,10 +202,17 @@ def server(db_url: str, workers: int = 1) -> Iterator[str]:
                         break
             except OSError:
                 time.sleep(0.2)
-        yield url
+        yield url, process
     finally:
         process.terminate()
         process.wait(30)
+
+
+@contextmanager
+def server(db_url: str, workers: int = 1) -> Iterator[str]:
+    """The real server of this checkout in its own process(es); yields its base URL."""
+    with server_process(db_url, workers) as (url, _process):
+        yield url
 
 
 def post_all(url: str, bodies: list[bytes], clients: int) -> float:

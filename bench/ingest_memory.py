@@ -22,14 +22,11 @@ import argparse
 import http.client
 import json
 import os
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 import urllib.parse
 import urllib.request
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -39,8 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT))
 
-import sqlalchemy as sa  # noqa: E402
-from ingest import PG_ADMIN, make_events  # noqa: E402
+from ingest import fresh_database, make_events, server_process  # noqa: E402
 
 MIB = 1024 * 1024
 MAX_BODY = 10 * MIB  # the server's default --max-body-bytes
@@ -79,51 +75,10 @@ def _reset_peak(pid: int) -> None:
 
 
 @contextmanager
-def empty_database(backend: str) -> Iterator[str]:
-    """An empty database (each version's server migrates it itself), dropped afterwards."""
-    if backend == "sqlite":
-        with tempfile.TemporaryDirectory() as directory:
-            yield f"sqlite:///{directory}/bench.db"
-        return
-    name = f"plumbline_bench_{uuid.uuid4().hex[:8]}"
-    admin = sa.create_engine(PG_ADMIN, isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.execute(sa.text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield sa.make_url(PG_ADMIN).set(database=name).render_as_string(False)
-    finally:
-        with admin.connect() as connection:
-            connection.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
-
-
-@contextmanager
 def server(tree: Path, db_url: str) -> Iterator[tuple[str, int]]:
     """The server of source tree ``tree`` in its own process: (base URL, pid)."""
-    env = {**os.environ, "PYTHONPATH": str(tree)}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "plumbline", "serve", "--db", db_url, "--port", "0"],
-        cwd=tree,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    try:
-        assert process.stdout is not None
-        url = process.stdout.readline().strip().removeprefix("plumbline serving on ")
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                with urllib.request.urlopen(f"{url}/api/v1/health", timeout=2) as answer:
-                    if answer.status == 200:
-                        break
-            except OSError:
-                time.sleep(0.2)
+    with server_process(db_url, tree=tree) as (url, process):
         yield url, process.pid
-    finally:
-        process.terminate()
-        process.wait(30)
 
 
 @dataclass
@@ -199,7 +154,7 @@ def measure(tree: Path, backend: str, bodies: list[bytes]) -> dict[str, Figure]:
         ("4 at once", bodies[1:5]),
         ("8 at once", bodies[1:9]),
     ):
-        with empty_database(backend) as db_url, server(tree, db_url) as (url, pid):
+        with fresh_database(backend, migrate=False) as db_url, server(tree, db_url) as (url, pid):
             figures[name] = scenario(url, pid, posted)
     return figures
 

@@ -115,3 +115,41 @@ def test_facets_changed_by_another_writer_are_read_back_not_overwritten(db_url: 
     finally:
         one.dispose()
         other.dispose()
+
+
+def test_the_cache_stays_within_its_bytes_and_the_store_is_as_without_it(db_url: str) -> None:
+    """Bounded by estimated bytes (facets, lineages, fields, edges each take their share), a small
+    cache drops entries as it learns new ones; what is stored does not depend on it."""
+    from plumbline.store.write.cache import WriteCache
+
+    def events(n: int) -> list[dict]:
+        made = []
+        for i in range(n):
+            columns = {
+                f"c{k}": [("ns", f"in{i}", f"c{k}", "DIRECT", "IDENTITY")] for k in range(20)
+            }
+            out = dataset("ns", f"out{i}", columnLineage=column_lineage(columns))
+            made.append(
+                run_event(
+                    str(uuid.uuid4()),
+                    "COMPLETE",
+                    "2024-01-01T10:00:00Z",
+                    inputs=[dataset("ns", f"in{i}")],
+                    outputs=[out],
+                )
+            )
+        return made
+
+    documents = events(60)
+    small = StoreWriter(create_store_engine(db_url))
+    small.cache = small.normalizer.cache = WriteCache(max_bytes=64 * 1024)
+    sizes = []
+    for start in range(0, len(documents), 10):
+        _write(small, *documents[start : start + 10])
+        sizes.append(small.cache.size)
+    assert 0 < max(sizes) <= 64 * 1024
+    assert len(small.cache.lineages) < 60 and len(small.cache.field_ids) < 60 * 40
+    _write(small, *documents)  # again, with most entries dropped: the same store
+    bounded = summary(small.engine)
+    small.engine.dispose()
+    assert len(bounded["column_edges"]) == 60 * 20  # every edge once, none lost to the drops

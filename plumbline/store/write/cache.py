@@ -12,7 +12,8 @@ The cache is a conservative view of the store, safe with other writers on the sa
   as the write left it: a write that finds the job's latest run changed by another writer does
   not use them, one that touches a run they hold drops them, and they are read again from the
   store every ``HISTORY_REFRESH`` uses (see :mod:`.run_history`).
-Dropping entries (it is bounded, and per process) costs time, never correctness.
+Dropping entries (it is bounded in entries and in estimated bytes, and per process) costs time,
+never correctness.
 """
 
 from __future__ import annotations
@@ -146,49 +147,86 @@ class CacheUpdate:
 
     field_ids: dict[FieldKey, int] = field(default_factory=dict)
     edges: dict[EdgeKey, EdgeSeen] = field(default_factory=dict)
-    facets: dict[str, dict[str, Any]] = field(default_factory=dict)  # digest -> facets
+    # digest -> (facets, the length of their canonical JSON)
+    facets: dict[str, tuple[dict[str, Any], int]] = field(default_factory=dict)
     lineages: dict[tuple[int, int], LineageSeen] = field(default_factory=dict)
     histories: dict[int, JobHistory | None] = field(default_factory=dict)  # None: forget it
 
 
+# The writer's caches together hold at most this much, as estimated Python object sizes (below):
+# with the parse memo's 64 MiB (plumbline.openlineage.fast), what a server process keeps resident
+# besides the ingestion budget's requests in flight (docs/reference.md, "Ingestion memory").
+DEFAULT_MAX_BYTES = 128 * 1024 * 1024
+# the share of the bound each map gets
+_SHARES = {"field_ids": 0.15, "edges": 0.2, "facets": 0.3, "lineages": 0.25, "histories": 0.1}
+# estimated bytes of one entry as Python objects (key, value, and the LRU's own entry)
+FIELD_ID_BYTES = 260  # + the field name's length
+EDGE_BYTES = 480
+JSON_OBJECT_FACTOR = 6  # a decoded JSON map takes ~6x its canonical JSON's bytes
+LINEAGE_INPUT_BYTES = 400  # per input field named, the facet object being kept alive by the entry
+HISTORY_RUN_BYTES = 600
+
+
+def facets_size(canonical_length: int) -> int:
+    """The estimated size of a facet map whose canonical JSON is ``canonical_length`` bytes."""
+    return 200 + JSON_OBJECT_FACTOR * canonical_length
+
+
+def lineage_size(lineage: Any) -> int:
+    """The estimated size of a ``columnLineage`` facet object and its cache entry."""
+    inputs = sum(len(f.get("inputFields") or ()) for f in lineage.fields.values())
+    return 300 + LINEAGE_INPUT_BYTES * (inputs + len(lineage.dataset or ()) + len(lineage.fields))
+
+
 class WriteCache:
-    """One writer's memory of the store (see the module's docstring)."""
+    """One writer's memory of the store (see the module's docstring), bounded in entries and in
+    estimated bytes (``max_bytes`` in all, shared among its maps)."""
 
     def __init__(
         self,
         *,
+        max_bytes: int = DEFAULT_MAX_BYTES,
         max_fields: int = 200_000,
         max_edges: int = 200_000,
-        # datasets' facet maps can be large (a 20-column schema and its lineage: ~100 KiB as
-        # Python objects when not shared with the parse cache): about 100 MiB at most
         max_facets: int = 1_024,
         max_lineages: int = 4_096,
         max_histories: int = 4_096,
     ) -> None:
-        self.field_ids: BoundedLRU[int] = BoundedLRU(max_fields)
-        self.edges: BoundedLRU[EdgeSeen] = BoundedLRU(max_edges)
-        self.facets: BoundedLRU[dict[str, Any]] = BoundedLRU(max_facets)
+        share = {name: int(max_bytes * part) for name, part in _SHARES.items()}
+        self.max_bytes = max_bytes
+        self.field_ids: BoundedLRU[int] = BoundedLRU(max_fields, share["field_ids"])
+        self.edges: BoundedLRU[EdgeSeen] = BoundedLRU(max_edges, share["edges"])
+        # digest -> a dataset's facets (a 20-column schema and its lineage: ~100 KiB)
+        self.facets: BoundedLRU[dict[str, Any]] = BoundedLRU(max_facets, share["facets"])
         # (output dataset id, id(columnLineage facet)) -> what is stored of it
-        self.lineages: BoundedLRU[LineageSeen] = BoundedLRU(max_lineages)
+        self.lineages: BoundedLRU[LineageSeen] = BoundedLRU(max_lineages, share["lineages"])
         # job id -> its newest ended runs (change alerts' history)
-        self.histories: BoundedLRU[JobHistory] = BoundedLRU(max_histories)
+        self.histories: BoundedLRU[JobHistory] = BoundedLRU(max_histories, share["histories"])
+
+    @property
+    def size(self) -> int:
+        """The estimated bytes its maps hold together (at most ``max_bytes``)."""
+        maps = (self.field_ids, self.edges, self.facets, self.lineages, self.histories)
+        return sum(m.size for m in maps)
 
     def learn(self, update: CacheUpdate) -> None:
         """Take in what a committed write stored."""
         for field_key, field_id in update.field_ids.items():
-            self.field_ids.put(field_key, field_id)
+            self.field_ids.put(field_key, field_id, FIELD_ID_BYTES + len(field_key[1]))
         for edge_key, seen in update.edges.items():
             known = self.edges.get(edge_key)
-            self.edges.put(edge_key, seen if known is None else known.widened(seen))
-        for digest, facets in update.facets.items():
-            self.facets.put(digest, facets)
+            self.edges.put(edge_key, seen if known is None else known.widened(seen), EDGE_BYTES)
+        for digest, (facets, length) in update.facets.items():
+            self.facets.put(digest, facets, facets_size(length))
         for lineage_key, lineage in update.lineages.items():
             known_lineage = self.lineages.get(lineage_key)
             self.lineages.put(
-                lineage_key, lineage if known_lineage is None else known_lineage.widened(lineage)
+                lineage_key,
+                lineage if known_lineage is None else known_lineage.widened(lineage),
+                lineage_size(lineage.lineage),
             )
         for job_id, history in update.histories.items():
             if history is None:
                 self.histories.pop(job_id)
             else:
-                self.histories.put(job_id, history)
+                self.histories.put(job_id, history, HISTORY_RUN_BYTES * (1 + len(history.runs)))

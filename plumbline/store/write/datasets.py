@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -11,6 +12,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from plumbline.openlineage import RunEvent, event_digest
+from plumbline.openlineage.canonical import canonical_json
 from plumbline.store.schema import (
     dataset_fields,
     dataset_symlinks,
@@ -477,7 +479,8 @@ def _load_state(connection: Connection, batch: Batch) -> None:
         for row in select_in(connection, _STORED_FACETS, [datasets.c.id], unknown):
             batch.dataset_state[row.id].facets = facets = dict(row.facets or {})
             if row.facets_digest:
-                batch.learned.facets[row.facets_digest] = facets
+                length = len(canonical_json(facets))
+                batch.learned.facets[row.facets_digest] = (facets, length)
 
 
 def _flatten(fields: list[Any], prefix: str = "") -> list[tuple[str, str | None, str | None]]:
@@ -956,6 +959,7 @@ def _facets_columns(batch: Batch, state: DatasetState) -> dict[str, Any]:
     facets = state.facets or None
     if facets is None:
         return {"facets": None, "facets_digest": None}
-    digest = event_digest(facets)
-    batch.learned.facets[digest] = facets
+    canonical = canonical_json(facets)
+    digest = hashlib.sha256(canonical).hexdigest()  # event_digest's, its length kept
+    batch.learned.facets[digest] = (facets, len(canonical))
     return {"facets": facets, "facets_digest": digest}
