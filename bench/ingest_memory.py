@@ -2,7 +2,8 @@
 such batches posted at once, this checkout beside another (``--before``), on SQLite or PostgreSQL.
 
 The server is the real one (``python -m plumbline serve``, its own process, default settings),
-started from each source tree in turn on a fresh database. Its peak RSS is read from
+started from each source tree in turn on a fresh database. Its peak RSS, until every event is
+normalized (the writer's caches fill then), is read from
 ``/proc/PID/status`` (``VmHWM``, reset through ``/proc/PID/clear_refs`` before each scenario) and
 printed as MiB over the RSS it had before the scenario, and as a multiple of the bytes posted.
 Clients honour ``503`` + ``Retry-After`` (the ingestion memory budget's backpressure) and post
@@ -36,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT))
 
-from ingest import fresh_database, make_events, server_process  # noqa: E402
+from ingest import fresh_database, make_events, server_process, wait_normalized  # noqa: E402
 
 MIB = 1024 * 1024
 MAX_BODY = 10 * MIB  # the server's default --max-body-bytes
@@ -111,12 +112,14 @@ class Figure:
     per_byte: float  # that, per byte posted at once
     resident_after_mib: float  # RSS over the start, once the scenario is done
     refusals: int
-    seconds: float
+    seconds: float  # until every batch was accepted
+    normalized: float  # until every event was in the lineage tables
     load: str
 
 
-def scenario(url: str, pid: int, bodies: list[bytes]) -> Figure:
-    """Post ``bodies`` at once, one client each; the server's peak RSS meanwhile."""
+def scenario(url: str, pid: int, bodies: list[bytes], db_url: str) -> Figure:
+    """Post ``bodies`` at once, one client each; the server's peak RSS meanwhile and until its
+    normalizer has written them into the lineage tables (where the writer's caches fill)."""
     time.sleep(1.0)
     _reset_peak(pid)
     before = _status(pid, "VmRSS")
@@ -132,6 +135,8 @@ def scenario(url: str, pid: int, bodies: list[bytes]) -> Figure:
         thread.join()
     seconds = time.monotonic() - started
     assert all(r.status == 201 for r in results), [r.status for r in results]
+    wait_normalized(db_url)
+    normalized = time.monotonic() - started
     peak = _status(pid, "VmHWM") - before
     time.sleep(2.0)
     after = _status(pid, "VmRSS") - before
@@ -141,21 +146,25 @@ def scenario(url: str, pid: int, bodies: list[bytes]) -> Figure:
         after / MIB,
         sum(r.refusals for r in results),
         seconds,
+        normalized,
         " ".join(f"{x:.1f}" for x in os.getloadavg()),
     )
 
 
-def measure(tree: Path, backend: str, bodies: list[bytes]) -> dict[str, Figure]:
+SCENARIOS = {1: "1 batch", 4: "4 at once", 8: "8 at once"}
+
+
+def measure(
+    tree: Path, backend: str, bodies: list[bytes], scenarios: list[int]
+) -> dict[str, Figure]:
     """Each scenario on its own server (a fresh process: what one left resident is not counted
     in the next)."""
     figures: dict[str, Figure] = {}
     for name, posted in (
-        ("1 batch", bodies[:1]),
-        ("4 at once", bodies[1:5]),
-        ("8 at once", bodies[1:9]),
+        (SCENARIOS[n], bodies[:1] if n == 1 else bodies[1 : n + 1]) for n in scenarios
     ):
         with fresh_database(backend, migrate=False) as db_url, server(tree, db_url) as (url, pid):
-            figures[name] = scenario(url, pid, posted)
+            figures[name] = scenario(url, pid, posted, db_url)
     return figures
 
 
@@ -163,22 +172,33 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--before", type=Path, help="another source tree to measure beside")
     parser.add_argument("--backend", choices=("sqlite", "postgresql"), default="sqlite")
+    parser.add_argument(
+        "--at-once",
+        type=int,
+        nargs="+",
+        choices=sorted(SCENARIOS),
+        default=sorted(SCENARIOS),
+        help="which scenarios: batches posted at once (default 1 4 8)",
+    )
     args = parser.parse_args()
     bodies = [max_batch(client) for client in range(9)]
     body = bodies[0]
     print(f"batch: {len(body) / MIB:.2f} MiB, {body.count(b'schemaURL')} events; {args.backend}")
     trees = {"after": ROOT} if args.before is None else {"before": args.before, "after": ROOT}
-    results = {name: measure(tree, args.backend, bodies) for name, tree in trees.items()}
+    results = {
+        name: measure(tree, args.backend, bodies, args.at_once) for name, tree in trees.items()
+    }
     print(
         f"{'scenario':<10} {'version':<7} {'peak MiB':>9} {'x posted':>9} "
-        f"{'kept MiB':>9} {'503s':>5} {'seconds':>8}  load"
+        f"{'kept MiB':>9} {'503s':>5} {'seconds':>8} {'normalized':>10}  load"
     )
-    for name in ("1 batch", "4 at once", "8 at once"):
+    for name in (SCENARIOS[n] for n in args.at_once):
         for version, figures in results.items():
             f = figures[name]
             print(
                 f"{name:<10} {version:<7} {f.peak_mib:>9.1f} {f.per_byte:>9.1f} "
-                f"{f.resident_after_mib:>9.1f} {f.refusals:>5} {f.seconds:>8.1f}  {f.load}"
+                f"{f.resident_after_mib:>9.1f} {f.refusals:>5} {f.seconds:>8.1f} "
+                f"{f.normalized:>10.1f}  {f.load}"
             )
         if "before" in results:
             ratio = results["after"][name].peak_mib / max(results["before"][name].peak_mib, 0.1)
