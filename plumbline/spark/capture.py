@@ -9,7 +9,7 @@ import time
 from typing import Any
 
 from plumbline import __version__
-from plumbline.spark import connect, events, jvm, rdd_jobs
+from plumbline.spark import connect, events, jvm, plan_reader, rdd_jobs
 from plumbline.spark import listener as listeners
 from plumbline.spark.listener import CaptureWorker, QueryEnds, SqlExecutionListener
 from plumbline.spark.runs import AppRun, RunTracker
@@ -45,6 +45,7 @@ class CaptureHandle:
         )
         self._tracker = RunTracker(spark._jsparkSession, self.app, self._submit)
         self._worker = CaptureWorker()
+        plan_reader.prepare(context._jvm)
         self.rdd_jobs = rdd_jobs.RddJobs(context, self.app, self._submit, self._tracker.run_facets)
         self._listener = SqlExecutionListener(
             context._jvm,

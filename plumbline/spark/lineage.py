@@ -45,14 +45,26 @@ TRUNCATED = re.compile(r"\.\.\. \d+ more fields?\]?$")
 SourceOf = Callable[[Node, str], Deps]
 
 
-def compose(outer: Transformation, inner: Transformation) -> Transformation:
-    """The transformation of `outer(inner(x))`."""
+def _compose(outer: Transformation, inner: Transformation) -> Transformation:
     if outer[0] == INDIRECT:
         return outer
     if inner[0] == INDIRECT:
         return inner
     rank = max(_DIRECT_RANK[outer[1]], _DIRECT_RANK[inner[1]])
     return (DIRECT, [k for k, v in _DIRECT_RANK.items() if v == rank][0])
+
+
+# compositions already worked out (a handful of pairs: the walk asks for them thousands of times)
+_COMPOSED: dict[tuple[Transformation, Transformation], Transformation] = {}
+
+
+def compose(outer: Transformation, inner: Transformation) -> Transformation:
+    """The transformation of `outer(inner(x))`."""
+    try:
+        return _COMPOSED[outer, inner]
+    except KeyError:
+        found = _COMPOSED[outer, inner] = _compose(outer, inner)
+        return found
 
 
 def upgrade(mode: Transformation, subtype: str) -> Transformation:
@@ -138,13 +150,19 @@ class LineageWalker:
 
     def visit_children(self, expr: Node, mode: Transformation, deps: Deps) -> None:
         """Visit every child of `expr` with the same `mode`."""
-        for child in expr.children:
-            self.visit(child, mode, deps)
+        handlers = EXPRESSION_HANDLERS
+        for child in expr.children:  # `visit`, inlined: the walk's most frequent call
+            handlers.get(child.name, _any_expression)(self, child, mode, deps)
 
     def add_deps(self, deps: Deps, found: Deps, mode: Transformation) -> None:
         """Add `found`, seen through `mode`, to `deps`."""
         for key, transformations in found.items():
-            deps.setdefault(key, set()).update(compose(mode, t) for t in transformations)
+            seen = {compose(mode, t) for t in transformations}
+            known = deps.get(key)
+            if known is None:
+                deps[key] = seen
+            else:
+                known.update(seen)
 
     def attribute_deps(self, attribute: Node) -> Deps:
         """Lineage of an output attribute (an Alias is looked up by its id, not re-walked)."""

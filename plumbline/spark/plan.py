@@ -17,7 +17,9 @@ form (`{"class": ..., "fields": {...}, "children": [...]}`) that the recorded pl
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,9 +28,11 @@ import orjson
 from plumbline.spark.errors import PlanError
 
 ExprId = tuple[int, str]
+# simple class names by full class name (a plan has a few dozen classes; they repeat)
+_SIMPLE_NAMES: dict[str, str] = {}
 
 
-@dataclass
+@dataclass(slots=True)
 class Node:
     """One plan or expression node: its class, its own fields and its children."""
 
@@ -37,9 +41,16 @@ class Node:
     children: list[Node] = field(default_factory=list)
     # the simple class name (`Project`, `AttributeReference`...)
     name: str = field(init=False, repr=False, compare=False)
+    # `expr_id()`, once read: (the id,) or None before
+    _expr_id: tuple[ExprId | None] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
-        self.name = self.cls.rsplit(".", 1)[-1].rstrip("$")
+        name = _SIMPLE_NAMES.get(self.cls)
+        if name is None:
+            name = _SIMPLE_NAMES[self.cls] = self.cls.rsplit(".", 1)[-1].rstrip("$")
+        self.name = name
 
     def walk(self) -> Iterator[Node]:
         """This node and its descendants in pre-order (children only, not tree-valued fields)."""
@@ -49,10 +60,14 @@ class Node:
 
     def expr_id(self) -> ExprId | None:
         """The expression id of an attribute or alias, if it has one."""
-        raw = self.fields.get("exprId")
-        if isinstance(raw, dict) and "id" in raw:
-            return (int(raw["id"]), str(raw.get("jvmId", "")))
-        return None
+        known = self._expr_id
+        if known is None:
+            raw = self.fields.get("exprId")
+            found = None
+            if isinstance(raw, dict) and "id" in raw:
+                found = (int(raw["id"]), str(raw.get("jvmId", "")))
+            known = self._expr_id = (found,)
+        return known[0]
 
     def to_json(self) -> dict[str, Any]:
         """The nested JSON form of this tree (tree-valued fields included)."""
@@ -109,22 +124,12 @@ def _decode(value: Any) -> Any:
 
 
 class _Decoder:
-    """Turns Catalyst's pre-order node lists into `Node`s.
-
-    `shared` holds nodes written once and referenced by a negative integer `-1 - index` in place
-    of a node (the compact form of `plan_reader`: each distinct attribute once). A reference is
-    the same `Node` object wherever it appears.
-    """
-
-    def __init__(self, shared: list[Node]) -> None:
-        self.shared = shared
+    """Turns Catalyst's pre-order node lists (`toJSON()`'s form) into `Node`s."""
 
     def is_tree(self, value: Any) -> bool:
         if not isinstance(value, list) or not value:
             return False
         first = value[0]
-        if type(first) is int:
-            return first < 0 and bool(self.shared)
         return isinstance(first, dict) and "class" in first and "num-children" in first
 
     def is_trees(self, value: Any) -> bool:
@@ -139,8 +144,8 @@ class _Decoder:
         if type(value) is not list or not value:
             return value
         first = value[0]
-        if type(first) is int:  # child indices, or a tree that is one shared expression
-            return self.tree(value) if first < 0 and self.shared else value
+        if type(first) is int:  # child indices
+            return value
         if type(first) is dict:
             return self.tree(value) if "class" in first and "num-children" in first else value
         if self.is_trees(value):
@@ -170,10 +175,8 @@ class _Decoder:
             raise PlanError("plan JSON ends before all children were read")
         raw = nodes[position]
         position += 1
-        if type(raw) is int:
-            if not -len(self.shared) <= raw < 0:
-                raise PlanError(f"plan JSON refers to a shared tree {raw} it does not have")
-            return self.shared[-1 - raw], position
+        if not isinstance(raw, dict):
+            raise PlanError("plan JSON has an entry that is not a node")
         node = self.node(raw)
         count = raw.get("num-children", 0)
         if count:
@@ -186,39 +189,139 @@ class _Decoder:
 
 def build_tree(nodes: list[dict[str, Any]]) -> Node:
     """Rebuild one tree from its pre-order node list."""
-    return _Decoder([]).tree(nodes)
+    return _Decoder().tree(nodes)
 
 
 def parse_plan(text: str) -> Node:
     """Parse the output of `toJSON()` into a tree of `Node`s."""
+    with _no_collection():
+        try:
+            data = orjson.loads(text)
+        except ValueError as exc:
+            raise PlanError(f"plan JSON is not valid JSON: {exc}") from exc
+        decoder = _Decoder()
+        if not decoder.is_tree(data):
+            raise PlanError("plan JSON is not a node list")
+        return decoder.tree(data)
+
+
+# what a field of the compact form needs decoding into (`java/PlumblinePlanJson.java`)
+_TREE, _TREES, _CATALYST, _EXPR_ID, _REFS = 1, 2, 3, 4, 5
+
+
+class _CompactDecoder:
+    """Turns the compact form's node lists into `Node`s (see `parse_compact`)."""
+
+    def __init__(self, strings: list[str]) -> None:
+        self.strings = strings
+        self.shared: list[Node] = []
+        self.catalyst = _Decoder()  # Catalyst's own JSON of rare values: toJSON()'s form
+
+    def tree(self, entries: list[Any]) -> Node:
+        """One tree from its pre-order entries (a node, or `-1 - index` of a shared tree)."""
+        if len(entries) == 1:
+            first = entries[0]
+            if type(first) is int:
+                return self.reference(first)
+        root, end = self._take(entries, 0)
+        if end != len(entries):
+            raise PlanError(f"compact plan has {len(entries) - end} nodes after a root tree")
+        return root
+
+    def reference(self, raw: int) -> Node:
+        if not -len(self.shared) <= raw < 0:
+            raise PlanError(f"compact plan refers to a shared tree {raw} it does not have")
+        return self.shared[-1 - raw]
+
+    def _take(self, entries: list[Any], position: int) -> tuple[Node, int]:
+        raw = entries[position]
+        position += 1
+        if type(raw) is int:
+            return self.reference(raw), position
+        fields = raw[2]
+        if len(raw) > 3:
+            for key, (kind, value) in raw[3].items():
+                fields[key] = self.special(kind, value)
+        node = Node(self.strings[raw[0]], fields)
+        count = raw[1]
+        if count:
+            children = node.children
+            for _ in range(count):
+                entry = entries[position]
+                if type(entry) is int:  # most children are shared expressions: no recursion
+                    children.append(self.reference(entry))
+                    position += 1
+                else:
+                    child, position = self._take(entries, position)
+                    children.append(child)
+        return node, position
+
+    def special(self, kind: int, value: Any) -> Any:
+        """A field value the writer marked: trees, an expression id, Catalyst's own JSON."""
+        if kind == _TREES:
+            shared, trees = self.shared, []
+            for entries in value:
+                first = entries[0]
+                if len(entries) == 1 and type(first) is int and first < 0:
+                    trees.append(shared[-1 - first])
+                else:
+                    trees.append(self.tree(entries))
+            return trees
+        if kind == _REFS:  # a list of trees that are each one shared expression
+            shared = self.shared
+            if value and not (-len(shared) <= min(value) and max(value) < 0):
+                raise PlanError(f"compact plan refers to a shared tree in {value} it does not have")
+            return [shared[-1 - raw] for raw in value]
+        if kind == _EXPR_ID:
+            cls, number, jvm_id = value
+            return {"product-class": self.strings[cls], "id": number, "jvmId": self.strings[jvm_id]}
+        if kind == _TREE:
+            return self.tree(value)
+        if kind == _CATALYST:
+            return self.catalyst.convert(value)
+        raise PlanError(f"compact plan has a field of unknown kind {kind}")
+
+
+@contextmanager
+def _no_collection() -> Iterator[None]:
+    """Python's cyclic collector held off while a plan is decoded.
+
+    Decoding makes tens of thousands of lists, dicts and `Node`s, none of them garbage yet;
+    every 700 the collector would scan them and the young objects of the whole process
+    (measured: 80 % of `orjson.loads` time on a 1.3 MB plan). A collection left out is made up
+    by the next one after this; a collector already off (the user's choice) stays off.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
     try:
-        data = orjson.loads(text)
-    except ValueError as exc:
-        raise PlanError(f"plan JSON is not valid JSON: {exc}") from exc
-    decoder = _Decoder([])
-    if not decoder.is_tree(data):
-        raise PlanError("plan JSON is not a node list")
-    return decoder.tree(data)
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def parse_compact(text: str) -> Node:
-    """Parse the compact form `plan_reader` reads: `[[shared tree, ...], [plan node, ...]]`.
+    """Parse the compact form `plan_reader` reads: `[strings, shared trees, plan tree]`.
 
-    Each shared tree (a node list like the plan's) is an expression written once; node lists
-    after it, the plan's included, refer to it by `-1 - index` in place of its nodes. The result
-    is the tree `parse_plan` gives for the same plan's `toJSON()`, with equal expressions shared.
+    A tree is a list of entries in pre-order: a node `[class, number of children, {fields}]`
+    (with `{key: [kind, value]}` after the fields for values that are trees, lists of trees or
+    of shared trees' references, expression ids or Catalyst's own JSON), or `-1 - index` of a
+    shared tree, an expression
+    written once that later trees (the plan's included) refer to. Class names and JVM ids are
+    indices into `strings`. The result is the tree `parse_plan` gives for the same plan's
+    `toJSON()`, with equal expressions shared (the same `Node` wherever they appear).
     """
-    try:
-        data = orjson.loads(text)
-    except ValueError as exc:
-        raise PlanError(f"compact plan is not valid JSON: {exc}") from exc
-    if not (isinstance(data, list) and len(data) == 2 and all(isinstance(d, list) for d in data)):
-        raise PlanError("compact plan is not [shared trees, plan nodes]")
-    decoder = _Decoder([])
-    for entry in data[0]:
-        if not isinstance(entry, list) or not entry or not isinstance(entry[0], dict):
-            raise PlanError("a shared tree of a compact plan is not a node list")
-        decoder.shared.append(decoder.tree(entry))
-    if not decoder.is_tree(data[1]):
-        raise PlanError("compact plan has no node list")
-    return decoder.tree(data[1])
+    with _no_collection():
+        try:
+            data = orjson.loads(text)
+        except ValueError as exc:
+            raise PlanError(f"compact plan is not valid JSON: {exc}") from exc
+        if not (isinstance(data, list) and len(data) == 3 and all(type(d) is list for d in data)):
+            raise PlanError("compact plan is not [strings, shared trees, plan tree]")
+        decoder = _CompactDecoder(data[0])
+        try:
+            for entries in data[1]:
+                decoder.shared.append(decoder.tree(entries))
+            return decoder.tree(data[2])
+        except (IndexError, KeyError, TypeError, ValueError) as exc:
+            raise PlanError(f"compact plan is malformed ({type(exc).__name__}: {exc})") from exc

@@ -6,11 +6,14 @@ repeats each attribute in every projection above it (a 300-column output built i
 30,000 attribute nodes, 11 MB of JSON, seconds to write and as long to decode).
 
 The reader compiles, once per JVM, a small Java class (`java/PlumblinePlanJson.java`) with
-Janino, the compiler Spark ships for its code generation. It writes the JSON `toJSON()` writes,
+Janino, the compiler Spark ships for its code generation. It writes what `toJSON()` writes,
 with the parameter names cached per class, nodes whose class overrides `jsonFields` (`Literal`)
-and rare field values left to Catalyst's own code, and in a compact form: each distinct
-`AttributeReference` once, referred to by index everywhere else (`plan.parse_compact`). The
-`Node`s are the ones `plan.parse_plan(toJSON())` gives (tests/spark/test_plan_reader.py).
+and rare field values left to Catalyst's own code, and in a compact form (`plan.parse_compact`):
+each distinct expression once, referred to by index everywhere else (a projection list as a
+list of indices); class names and expression ids' JVM ids once in a string table; node fields
+split into plain JSON values and the few that need decoding (trees, expression ids), so that
+Python touches only those. The `Node`s are the ones `plan.parse_plan(toJSON())` gives
+(tests/spark/test_plan_reader.py). `enable()` compiles the reader in the background.
 
 If the class cannot be compiled, or a read fails, the reader logs one line and reads that plan
 (and, after a compile failure, every plan) with `toJSON()`.
@@ -57,6 +60,18 @@ def reader_for(jvm: Any) -> Any | None:
                 reader = None
             _reader[:] = [(jvm, reader)]
         return _reader[0][1]
+
+
+def prepare(jvm: Any) -> None:
+    """Compile the reader of `jvm` now, on a thread of its own (`enable()` calls this).
+
+    The compile takes from a second to several under load (Janino's first use); started at
+    `enable()` it overlaps the job's start instead of delaying the first action's capture. The
+    capture thread's first `read_plan` waits for it if it is still running; the job never does.
+    """
+    threading.Thread(
+        target=reader_for, args=(jvm,), name="plumbline-plan-reader", daemon=True
+    ).start()
 
 
 def read_plan(jvm: Any, plan: Any) -> Node:

@@ -103,7 +103,13 @@ def sink_output(cmd: Any, name: str) -> DatasetFacts | None:
 
 
 def source_datasets(jvm_leaf: Any) -> list[DatasetFacts]:
-    """The datasets of a streaming DataSource V2 relation (Kafka topics)."""
+    """The datasets of a streaming DataSource V2 relation (Kafka topics).
+
+    Only a Kafka stream (`KafkaMicroBatchStream`, `KafkaContinuousStream`) names topics: another
+    source given the same options (a rate source with `subscribe`) reads no Kafka topic.
+    """
+    if not jvm.simple_name(jvm_leaf.stream()).startswith("Kafka"):
+        return []
     relation = (
         jvm_leaf.relation() if jvm.simple_name(jvm_leaf).endswith("ScanRelation") else jvm_leaf
     )

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import logging
+import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -54,6 +57,45 @@ def test_equal_expressions_are_written_once(spark: Any) -> None:
 
 def test_a_compact_plan_with_an_unknown_reference_is_refused() -> None:
     with pytest.raises(PlanError, match="shared tree -2"):
-        parse_compact('[[[{"class": "a.B", "num-children": 0}]], [-2]]')
-    with pytest.raises(PlanError, match="shared trees, plan nodes"):
+        parse_compact('[["a.B"], [[[0, 0, {}]]], [-2]]')
+    with pytest.raises(PlanError, match="shared tree -1"):  # a shared tree refers to itself
+        parse_compact('[["a.B"], [[[0, 1, {}], -1]], [-1]]')
+    with pytest.raises(PlanError, match="malformed"):  # a class name it does not have
+        parse_compact('[["a.B"], [], [[3, 0, {}]]]')
+    with pytest.raises(PlanError, match="shared trees, plan tree"):
         parse_compact('{"class": "a.B"}')
+
+
+def test_the_reader_compiles_in_the_background(spark: Any) -> None:
+    from plumbline.spark import plan_reader
+
+    plan_reader._reader.clear()
+    plan_reader.prepare(spark._jvm)  # returns at once; the compile runs on its own thread
+    deadline = time.monotonic() + 180
+    while not plan_reader._reader and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert plan_reader._reader and plan_reader._reader[0][0] is spark._jvm
+    assert plan_reader._reader[0][1] is not None
+    assert reader_for(spark._jvm) is plan_reader._reader[0][1]  # not compiled again
+
+
+def test_a_reader_that_does_not_compile_leaves_plans_to_to_json_in_one_line(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from plumbline.spark import plan_reader
+
+    broken = tmp_path / "PlumblinePlanJson.java"
+    broken.write_text("public class PlumblinePlanJson { not java }", encoding="utf-8")
+    monkeypatch.setattr(plan_reader, "SOURCE", broken)
+    plan_reader._reader.clear()
+    plan = _analyzed(spark, QUERIES[0])
+    try:
+        with caplog.at_level(logging.WARNING, logger="plumbline.spark.plan_reader"):
+            root = read_plan(spark._jvm, plan)
+            again = read_plan(spark._jvm, plan)  # the failure is remembered: no second try
+    finally:
+        plan_reader._reader.clear()  # the next test compiles the real reader again
+    assert root.to_json() == again.to_json() == parse_plan(str(plan.toJSON())).to_json()
+    assert len(caplog.records) == 1
+    message = caplog.records[0].getMessage()
+    assert "reads plans with toJSON()" in message and "\n" not in message

@@ -136,3 +136,29 @@ def test_a_failed_query_is_a_fail(spark: Any, captured: Any, workdir: Path) -> N
     events = captured.actions()
     assert [e["eventType"] for e in events] == ["START", "FAIL"]
     assert "batch function failed" in events[-1]["run"]["facets"]["errorMessage"]["stackTrace"]
+
+
+def test_kafka_options_on_a_stream_that_is_not_kafka_name_no_topic(
+    spark: Any, captured: Any, workdir: Path
+) -> None:
+    """Kafka naming needs a Kafka stream: the options alone (here on a rate source) are not one."""
+    out = workdir / "out"
+    query = (
+        spark.readStream.format("rate")
+        .option("rowsPerSecond", 5)
+        .option("kafka.bootstrap.servers", "PLAINTEXT://broker-1:9092")
+        .option("subscribe", "orders")
+        .load()
+        .writeStream.format("parquet")
+        .option("path", str(out))
+        .option("checkpointLocation", str(workdir / "checkpoint"))
+        .trigger(processingTime="200 milliseconds")
+        .start()
+    )
+    try:
+        query.processAllAvailable()
+    finally:
+        query.stop()
+    events = _one_run(captured)
+    assert _names(events[-1]["outputs"]) == [("file", str(out))]
+    assert all(d["namespace"] != "kafka://broker-1:9092" for e in events for d in e["inputs"])
