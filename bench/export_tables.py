@@ -244,7 +244,6 @@ def main() -> None:
     )
     args = parser.parse_args()
     shape = SMALL if args.small else FULL
-    work = Path(tempfile.mkdtemp(prefix="plumbline-export-bench-"))
     if args.db:
         kept = pg_url(args.db) if args.backend == "postgres" else f"sqlite:///{args.db}"
         if args.backend == "postgres" and not pg_exists(args.db):
@@ -255,6 +254,7 @@ def main() -> None:
         engine.dispose()
         if args.build_only:
             return
+    work = Path(tempfile.mkdtemp(prefix="plumbline-export-bench-"))
     runs = [("after", ROOT)] + ([("before", args.before)] if args.before else [])
     figures = {}
     try:
