@@ -72,6 +72,11 @@ class CpuMeter:
         total = side = 0.0
         if self._pid is None:
             return total, side
+        # the whole process's CPU, ended threads' included (a sum over the live threads dropped
+        # the executor threads that ended between two samples: negative differences)
+        stat = Path(f"/proc/{self._pid}/stat").read_text()
+        fields = stat[stat.rindex(")") + 2 :].split()
+        total = (int(fields[11]) + int(fields[12])) / self._tick
         for task in Path(f"/proc/{self._pid}/task").iterdir():
             try:
                 stat = (task / "stat").read_text()
@@ -80,7 +85,6 @@ class CpuMeter:
             name = stat[stat.index("(") + 1 : stat.rindex(")")]
             fields = stat[stat.rindex(")") + 2 :].split()
             seconds = (int(fields[11]) + int(fields[12])) / self._tick
-            total += seconds
             py4j = name.startswith("Thread-") and name[7:].isdigit() and name != self._main
             if py4j or name.startswith("spark-listener"):
                 side += seconds
