@@ -14,39 +14,29 @@ import sys
 import time
 from typing import Any
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
+
+from plumbline.server.middleware import HttpMiddleware, ResponseWatch
 
 logger = logging.getLogger("plumbline.access")
 
 
-class AccessLog:
+class AccessLog(HttpMiddleware):
     """ASGI middleware writing one :data:`logger` line per HTTP request once it is answered."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         started = time.perf_counter()
-        status = 500  # unless a response starts: the server answers 500 to what raised
-
-        async def sending(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-            await send(message)
-
+        watch = ResponseWatch(send)
         try:
-            await self.app(scope, receive, sending)
+            await self.app(scope, receive, watch)
         finally:
             logger.info(
                 '%s "%s %s" %d %.1fms token=%s',
                 _client(scope),
                 scope["method"],
                 _path(scope),
-                status,
+                # no response started: the server answers 500 to what raised
+                500 if watch.status is None else watch.status,
                 (time.perf_counter() - started) * 1000,
                 _token_name(scope),
             )

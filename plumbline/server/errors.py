@@ -20,9 +20,10 @@ from fastapi.routing import APIRoute
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 
 from plumbline.errors import PlumblineError
+from plumbline.server.middleware import HttpMiddleware, ResponseWatch
 
 logger = logging.getLogger(__name__)
 
@@ -152,30 +153,17 @@ def _auth_headers(status: int) -> dict[str, str] | None:
     return None
 
 
-class ServerErrors:
+class ServerErrors(HttpMiddleware):
     """ASGI middleware: an unexpected exception answers 500 in the common shape (and is logged
     with its traceback) instead of propagating to the server, which would drop the connection.
     An exception after the answer has started cannot be answered: it propagates as before."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        started = False
-
-        async def sending(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        watch = ResponseWatch(send)
         try:
-            await self.app(scope, receive, sending)
+            await self.app(scope, receive, watch)
         except Exception:
-            if started:
+            if watch.status is not None:
                 raise
             logger.exception("unexpected error answering %s %s", scope["method"], scope["path"])
             response = error_response(500, "internal server error: the server log has the details")

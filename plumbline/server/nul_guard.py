@@ -8,24 +8,20 @@ PostgreSQL, a 404 on SQLite). ``/openapi.json`` says it on every text parameter
 
 from __future__ import annotations
 
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 
 from plumbline.server.errors import error_response
+from plumbline.server.middleware import HttpMiddleware
 
 NO_NUL_PATTERN = "^[^\\u0000]*$"
 MESSAGE = "the path and the query may not contain NUL (U+0000, %00)"
 
 
-class NulGuard:
+class NulGuard(HttpMiddleware):
     """ASGI middleware answering 400 to a request whose decoded path or query has a NUL."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and (
-            "\x00" in scope["path"] or b"%00" in scope.get("query_string", b"")
-        ):
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if "\x00" in scope["path"] or b"%00" in scope.get("query_string", b""):
             await error_response(400, MESSAGE)(scope, receive, send)
             return
         await self.app(scope, receive, send)

@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from plumbline.server.errors import error_response
+from plumbline.server.middleware import HttpMiddleware
 
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
@@ -72,17 +73,14 @@ class HostPolicy:
         return self.loopback and is_loopback_name(name)
 
 
-class RequestGuard:
+class RequestGuard(HttpMiddleware):
     """ASGI middleware applying the Host, Origin and content-type checks."""
 
     def __init__(self, app: ASGIApp, bind_host: str, allowed_hosts: Iterable[str]) -> None:
-        self.app = app
+        super().__init__(app)
         self.policy = HostPolicy(bind_host, allowed_hosts)
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         refusal = self.refusal(scope)
         if refusal is None:
             await self.app(scope, receive, send)

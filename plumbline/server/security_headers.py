@@ -8,7 +8,9 @@ Swagger UI loads its script and styles from a CDN and runs an inline script
 
 from __future__ import annotations
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
+
+from plumbline.server.middleware import HttpMiddleware
 
 # the UI is same-origin modules, one stylesheet and data: icons; it is never framed
 UI_CSP = (
@@ -26,16 +28,10 @@ _COMMON = [
 ]
 
 
-class SecurityHeaders:
+class SecurityHeaders(HttpMiddleware):
     """ASGI middleware adding the headers above to every HTTP response."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         csp = DOCS_CSP if scope.get("path") in DOCS_PATHS else UI_CSP
         added = [*_COMMON, (b"content-security-policy", csp.encode())]
 
