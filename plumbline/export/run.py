@@ -36,7 +36,6 @@ from plumbline.export.facts import FACTS, Dimensions, fact_batch, view_batch
 from plumbline.export.writers import EXTENSIONS, FORMATS, FileWriter, open_writer, pyarrow_modules
 from plumbline.lineage_tables import HISTORY, TABLES
 from plumbline.store.read import export_reads
-from plumbline.store.read.export_reads import Changes, RunFilter
 
 STATE_FILE = "_plumbline_export.json"
 PARTITION = "event_date"
@@ -113,7 +112,7 @@ def export_tables(
         if conn.dialect.name == "postgresql":  # one snapshot for every table
             conn = conn.execution_options(isolation_level="REPEATABLE READ")
         hidden = export_reads.hidden_digest(conn)
-        changes = Changes.everything()
+        changes = export_reads.Changes.everything()
         if state is not None and state.get("hidden") == hidden and state.get("layout") == LAYOUT:
             changes = export_reads.changes(
                 conn, datetime.fromisoformat(state["watermark"]) - overlap
@@ -189,7 +188,9 @@ class _TableExport:
         if self.progress is not None:
             self.progress(self.table, self.rows)
 
-    def _batches(self, conn: Connection, dims: Dimensions, runs: RunFilter) -> Iterator[Any]:
+    def _batches(
+        self, conn: Connection, dims: Dimensions, runs: export_reads.RunFilter
+    ) -> Iterator[Any]:
         """The table's record batches for ``runs`` (history) or a range of jobs (edges)."""
         dialect, sqlite = conn.dialect.name, conn.dialect.name == "sqlite"
         if self.table == "runs":
@@ -238,7 +239,9 @@ class _TableExport:
         written = {
             self._name(part)
             for part in parts
-            if self._write_part(part, self._batches(conn, dims, RunFilter(jobs=_range(part))))
+            if self._write_part(
+                part, self._batches(conn, dims, export_reads.RunFilter(jobs=_range(part)))
+            )
         }
         if jobs is None:
             self._sweep(written)
@@ -299,7 +302,7 @@ class _TableExport:
         kept = tuple(c for c in self.columns if c[0] != PARTITION)
         writers: dict[date, FileWriter] = {}
         name = self._name(0)
-        runs = RunFilter(days=None if days is None else tuple(days), since=since)
+        runs = export_reads.RunFilter(days=None if days is None else tuple(days), since=since)
         try:
             for batch in self._batches(conn, dims, runs):
                 column = batch.column(PARTITION)

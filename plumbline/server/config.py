@@ -25,6 +25,7 @@ from plumbline.server.outbox.policy import ENV_VARS, OutboxPolicy
 from plumbline.server.settings import (
     DEFAULT_INGEST_MEMORY_BYTES,
     DEFAULT_MAX_BODY_BYTES,
+    INGEST_MEMORY_BYTES_LIMIT,
     MAX_BODY_BYTES_LIMIT,
     ForwardTarget,
     NotifyTarget,
@@ -285,7 +286,8 @@ def _max_body_bytes(given: int | None, file_config: dict[str, Any]) -> int:
 
 def _ingest_memory_bytes(given: int | None, file_config: dict[str, Any], body_limit: int) -> int:
     """The ingestion memory budget: at least what one request of the largest body may hold
-    (unset: the default, raised to that when the body limit needs more)."""
+    (unset: the default, raised to that when the body limit needs more), at most
+    INGEST_MEMORY_BYTES_LIMIT (a larger value is a typo, not a budget)."""
     least = minimum_budget(body_limit)
     value = (
         given
@@ -298,6 +300,10 @@ def _ingest_memory_bytes(given: int | None, file_config: dict[str, Any], body_li
         raise ConfigError(
             f"ingest_memory_bytes must be at least {least} (what one request of "
             f"max_body_bytes {body_limit} may hold), not {value}"
+        )
+    if value > INGEST_MEMORY_BYTES_LIMIT:
+        raise ConfigError(
+            f"ingest_memory_bytes must be at most {INGEST_MEMORY_BYTES_LIMIT} (1 TiB), not {value}"
         )
     return value
 

@@ -13,6 +13,7 @@ from plumbline.store.write.alert_rules import AlertRules
 DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024
 MAX_BODY_BYTES_LIMIT = 1024 * 1024 * 1024  # the largest --max-body-bytes accepted
 DEFAULT_INGEST_MEMORY_BYTES = 512 * 1024 * 1024
+INGEST_MEMORY_BYTES_LIMIT = 1024**4  # the largest --ingest-memory-bytes accepted (1 TiB)
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,10 @@ from collections.abc import Mapping
 from dataclasses import fields
 from typing import Any
 
+from plumbline.errors import PlumblineError
 
-class UnknownKeys(ValueError):
+
+class UnknownKeys(PlumblineError, ValueError):
     """Keys that name no field: ``keys`` (sorted), ``known`` (the field names, sorted)."""
 
     def __init__(self, keys: list[str], known: list[str]) -> None:
@@ -18,7 +20,7 @@ class UnknownKeys(ValueError):
         self.keys, self.known = keys, known
 
 
-class BadValue(ValueError):
+class BadValue(PlumblineError, ValueError):
     """A value that is not of its field's type: ``key``, ``kind`` (the type's name), ``value``."""
 
     def __init__(self, key: str, kind: str, value: object) -> None:

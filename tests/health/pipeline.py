@@ -8,7 +8,10 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from sqlalchemy.engine import Engine
 from store_summary import column_lineage, dataset, facet, run_event
+
+from plumbline.store.read import alerts as alert_reads
 
 NS = "shop"
 DS = "warehouse"
@@ -85,3 +88,9 @@ def day(hour: int, **load: Any) -> list[dict[str, Any]]:
 
 def hour_time(hour: int) -> datetime:
     return START + timedelta(hours=hour)
+
+
+def alerts_of(engine: Engine, kind: str | None = None) -> list[dict[str, Any]]:
+    """The stored alerts (of ``kind`` when given), as the alerts route lists them."""
+    with engine.connect() as conn:
+        return alert_reads.list_alerts(conn, kinds=[kind] if kind else None, limit=1000)

@@ -6,11 +6,10 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from pipeline import DS, NS, day, hour_time, orders, raw, run_id
+from pipeline import DS, NS, alerts_of, day, hour_time, orders, raw, run_id
 from sqlalchemy.engine import Engine
 from store_summary import dataset, ingest
 
-from plumbline.store.read import alerts as alert_reads
 from plumbline.store.write import writer_for
 from plumbline.store.write.alert_rules import AlertRules
 from plumbline.store.write.freshness import check_freshness
@@ -21,11 +20,6 @@ STEADY_HOURS = 6
 def steady(engine: Engine, hours: int = STEADY_HOURS) -> None:
     for hour in range(hours):
         ingest(engine, day(hour))
-
-
-def alerts_of(engine: Engine, kind: str | None = None) -> list[dict[str, Any]]:
-    with engine.connect() as conn:
-        return alert_reads.list_alerts(conn, kinds=[kind] if kind else None, limit=1000)
 
 
 def only(engine: Engine, kind: str) -> dict[str, Any]:

@@ -7,10 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 import sqlalchemy as sa
-from pipeline import DS, NS, day, raw, run_id
+from pipeline import DS, NS, alerts_of, day, raw, run_id
 from sqlalchemy.engine import Engine
 from store_summary import dataset, ingest
-from test_alerts import alerts_of
 
 from plumbline.openlineage import parse_event
 from plumbline.store.schema import jobs, namespaces

@@ -20,8 +20,8 @@ from plumbline.server.catalog.errors import (
 from plumbline.server.catalog.facets import dataset_identity, table_facets
 from plumbline.server.catalog.registry import get_resolver
 from plumbline.server.errors import APIError
+from plumbline.store import dataset_pk
 from plumbline.store.read import NotFoundError
-from plumbline.store.read.common import dataset_pk
 
 router = APIRouter(tags=["catalogs"])
 

@@ -22,6 +22,7 @@ __all__ = [
     "coverage",
     "datasets",
     "events",
+    "export_reads",  # what `plumbline export` reads, in key order and batches
     "impact",
     "jobs",
     "lineage",
