@@ -227,6 +227,8 @@ def follow(
             break
         wait = interval if deadline is None else min(interval, deadline - time.monotonic())
         stop.wait(max(wait, 0.0))
+    if progress is not None:  # the totals, also when it stopped before a line was due
+        progress.update(_counts(report.results, tails.values()), force=True)
     for tail in tails.values():
         tail.result.status, tail.result.reason = "skipped", STOPPED
         report.results.append(tail.result)
