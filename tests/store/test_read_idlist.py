@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 
 from plumbline.store import schema as s
 from plumbline.store.read.idlist import ByIds, in_ids
@@ -16,12 +16,17 @@ from plumbline.store.read.walks import _field_walk_statement
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 
 
+def _insert_namespaces(conn: Connection, count: int = 3000) -> None:
+    """``count`` namespaces named ``ns0``, ``ns1``, … (a long list of ids to look up)."""
+    conn.execute(
+        sa.insert(s.namespaces),
+        [{"name": f"ns{i}", "created_at": NOW, "updated_at": NOW} for i in range(count)],
+    )
+
+
 def test_in_ids_selects_exactly_the_listed_ids_with_one_statement_text(engine: Engine) -> None:
     with engine.begin() as conn:
-        conn.execute(
-            sa.insert(s.namespaces),
-            [{"name": f"ns{i}", "created_at": NOW, "updated_at": NOW} for i in range(3000)],
-        )
+        _insert_namespaces(conn)
         ids = list(conn.execute(sa.select(s.namespaces.c.id).order_by(s.namespaces.c.id)).scalars())
     query = sa.select(s.namespaces.c.id).where(in_ids(s.namespaces.c.id))
     texts: set[str] = set()
@@ -72,10 +77,7 @@ def test_sqlite_field_walk_looks_edges_up_by_index(tmp_path: Any) -> None:
 
 def test_by_ids_selects_exactly_the_listed_ids(engine: Engine) -> None:
     with engine.begin() as conn:
-        conn.execute(
-            sa.insert(s.namespaces),
-            [{"name": f"ns{i}", "created_at": NOW, "updated_at": NOW} for i in range(3000)],
-        )
+        _insert_namespaces(conn)
         ids = list(conn.execute(sa.select(s.namespaces.c.id).order_by(s.namespaces.c.id)).scalars())
     by_ids = ByIds(sa.select(s.namespaces.c.id, s.namespaces.c.name), s.namespaces.c.id)
     with engine.connect() as conn:
@@ -90,10 +92,7 @@ def test_by_ids_looks_each_id_up_by_index_on_postgresql(pg_engine: Engine) -> No
     """Given 1,500 of 3,000 ids, PostgreSQL plans ``= ANY`` as a scan of the whole table; the
     ``ByIds`` form stays one index lookup per id."""
     with pg_engine.begin() as conn:
-        conn.execute(
-            sa.insert(s.namespaces),
-            [{"name": f"ns{i}", "created_at": NOW, "updated_at": NOW} for i in range(3000)],
-        )
+        _insert_namespaces(conn)
         conn.execute(sa.text("ANALYZE namespaces"))
         ids = list(conn.execute(sa.select(s.namespaces.c.id).order_by(s.namespaces.c.id)).scalars())
     query = sa.select(s.namespaces.c.id, s.namespaces.c.name)
