@@ -2,10 +2,13 @@
 
 Builds the plan on a local SparkSession (nothing is executed): a 300-column parquet source, then
 `--steps` steps that each recompute a tenth of the columns (`withColumns`), then a parquet write
-command's analyzed plan. Reads it both ways, interleaved, and times as medians of `--repeats`:
+command's analyzed plan. Reads it three ways, interleaved, and times as medians of `--repeats`:
 
-- before: the JVM's `toJSON()` (and its transfer to Python), then `plan.parse_plan`;
-- after: `plan_reader.read_plan` (the compiled compact reader, then `plan.parse_compact`);
+- toJSON: the JVM's `toJSON()` (and its transfer to Python), then `plan.parse_plan`;
+- flat: `plan_reader.read_plan` (the compiled compact reader, then `plan.parse_compact`), the
+  reader of sessions 8-9;
+- chain: `plan_reader.read_plan(collapse=True)`, what the capture reads (projection chains
+  collapsed into `ProjectChain` nodes, their lineage worked out JVM-side);
 - walk: column lineage of every output column (`lineage.column_lineage`), on each tree;
 - capture: read + walk (what the capture spends on the plan; the issue's target is <= 50 ms).
 
@@ -13,7 +16,7 @@ Wall times on a shared, loaded machine measure the load as much as the code, so 
 measured as CPU time: the JVM thread's (`ThreadMXBean`, around the read) plus the Python
 thread's (`time.thread_time`), read and walk apart.
 
-Both trees must give the same lineage (checked). The reader's one-time compile is printed apart.
+All three trees must give the same lineage (checked). The reader's one-time compile is printed apart.
 
     .venv/bin/python bench/plan_walk.py [--columns 300] [--steps 100] [--repeats 5]
 """
@@ -38,6 +41,8 @@ from pyspark.sql import functions as F  # noqa: E402
 from plumbline.spark.lineage import DIRECT, IDENTITY, column_lineage  # noqa: E402
 from plumbline.spark.plan import parse_plan  # noqa: E402
 from plumbline.spark.plan_reader import read_plan, reader_for  # noqa: E402
+
+WAYS = ("toJSON", "flat", "chain")
 
 
 def wide_plan(spark: SparkSession, columns: int, steps: int, work: Path) -> Any:
@@ -80,22 +85,26 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         analyzed = wide_plan(spark, args.columns, args.steps, Path(tmp))
-        sizes = {"before": len(str(analyzed.toJSON())), "after": 0}
-        sizes["after"] = len(str(reader_for(spark._jvm).compactJson(analyzed)))
+        reader = reader_for(spark._jvm)
+        sizes = {
+            "toJSON": len(str(analyzed.toJSON())),
+            "flat": len(str(reader.compactJson(analyzed, False))),
+            "chain": len(str(reader.compactJson(analyzed, True))),
+        }
         parts = ("read", "walk", "capture", "read cpu", "walk cpu", "capture cpu")
         times: dict[str, dict[str, list[float]]] = {
-            way: {part: [] for part in parts} for way in ("before", "after")
+            way: {part: [] for part in parts} for way in WAYS
         }
         threads = spark._jvm.java.lang.management.ManagementFactory.getThreadMXBean()
         answers = {}
         for _ in range(args.repeats):
-            for way in ("before", "after"):
+            for way in WAYS:
                 began, began_cpu = time.perf_counter(), time.thread_time()
                 jvm_began = threads.getCurrentThreadCpuTime()
-                if way == "before":
+                if way == "toJSON":
                     root = parse_plan(str(analyzed.toJSON()))
                 else:
-                    root = read_plan(spark._jvm, analyzed)
+                    root = read_plan(spark._jvm, analyzed, collapse=way == "chain")
                 jvm_cpu = (threads.getCurrentThreadCpuTime() - jvm_began) / 1e9
                 read, read_cpu = time.perf_counter(), time.thread_time()
                 answers[way] = column_lineage(root, source_of)
@@ -115,21 +124,22 @@ def main() -> None:
                     times[way][part].append(value)
     version = spark.version
     spark.stop()
-    same = (answers["before"].columns, answers["before"].dataset) == (
-        answers["after"].columns,
-        answers["after"].dataset,
+    same = all(
+        (answers[way].columns, answers[way].dataset)
+        == (answers["toJSON"].columns, answers["toJSON"].dataset)
+        for way in WAYS
     )
     print(f"spark {version}, {args.columns} columns, {args.steps} steps, load {_load()}")
-    print(f"plan text: before {sizes['before'] / 1e6:.2f} MB, after {sizes['after'] / 1e6:.2f} MB")
+    print("plan text: " + ", ".join(f"{way} {sizes[way] / 1e6:.3f} MB" for way in WAYS))
     print(f"reader compile (once per JVM): {compiled * 1000:.0f} ms")
-    print(f"columns with lineage: {len(answers['after'].columns)}; same lineage both ways: {same}")
-    print(f"{'median ms':10s} {'before':>10s} {'after':>10s} {'ratio':>8s}")
+    print(f"columns with lineage: {len(answers['chain'].columns)}; same lineage all ways: {same}")
+    print(f"{'median ms':11s}" + "".join(f"{way:>10s}" for way in WAYS) + f"{'flat/chain':>12s}")
     for part in parts:
-        old = statistics.median(times["before"][part])
-        new = statistics.median(times["after"][part])
-        print(f"{part:10s} {old * 1000:10.1f} {new * 1000:10.1f} {old / new:7.1f}x")
+        medians = [statistics.median(times[way][part]) * 1000 for way in WAYS]
+        ratio = medians[1] / medians[2] if medians[2] else float("nan")
+        print(f"{part:11s}" + "".join(f"{m:10.1f}" for m in medians) + f"{ratio:11.1f}x")
     if not same:
-        sys.exit("the two reads gave different lineage")
+        sys.exit("the reads gave different lineage")
 
 
 def _load() -> str:

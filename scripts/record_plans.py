@@ -91,7 +91,7 @@ def _label(key: str, workdir: Path) -> str:
 
 def _plan(session: Any, qe: Any, workdir: Path) -> dict[str, Any]:
     """A plan in `Node`'s JSON form, with the input fields of each column of its source leaves."""
-    extraction = _Extraction(session, qe)
+    extraction = _Extraction(session, qe, collapse=False)  # the plan node for node
     extraction.read_inputs()
     sources: dict[str, dict[str, dict[str, str]]] = {}
     for leaf, path in jvm.leaf_paths(extraction.root, DATASET_RELATIONS):

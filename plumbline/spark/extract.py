@@ -47,11 +47,12 @@ log = logging.getLogger(__name__)
 
 
 class _Extraction:
-    def __init__(self, session: Any, qe: Any) -> None:
+    def __init__(self, session: Any, qe: Any, *, collapse: bool = True) -> None:
+        """`collapse`: projection chains read as `ProjectChain` nodes (`plan_reader.read_plan`)."""
         self.session = session
         self.qe = qe
         self.analyzed = qe.analyzed()
-        self.root = read_plan(jvm.bound_jvm(), self.analyzed)
+        self.root = read_plan(jvm.bound_jvm(), self.analyzed, collapse=collapse)
         self.inputs: dict[str, DatasetFacts] = {}
         self.leaf_reads: dict[int, LeafRead] = {}
         self.walker = LineageWalker(self._leaf_deps)
@@ -309,13 +310,16 @@ def origin_sql(plan: Any, node: Node, depth: int = 8) -> str | None:
     first node with one, down the first-child chain from the query, names the DataFrame's SQL.
     DataFrame-API steps on top (`.where()`...) have no origin; the walk stops after `depth` nodes.
     """
+    hops = 0  # JVM levels still to go down before `plan` is `node` again (a collapsed chain)
     for _ in range(depth):
         text = jvm.option(plan.origin().sqlText())
         if text:
             return str(text)
-        if not node.children:
-            return None
-        plan, node = plan.children().apply(0), node.children[0]
+        if hops == 0:
+            if not node.children:
+                return None
+            hops, node = jvm.child_hops(node), node.children[0]
+        plan, hops = plan.children().apply(0), hops - 1
     return None
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from plumbline.spark.datasets import redact_text
 from plumbline.spark.plan import Node
+from plumbline.spark.vocabulary import PROJECT_CHAIN
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +73,11 @@ def _subquery_plans(node: Node) -> list[Node]:
     return plans
 
 
+def child_hops(node: Node) -> int:
+    """How many JVM plan levels lie between `node` and its children (a collapsed chain: several)."""
+    return int(node.fields.get("levels", 1)) if node.name == PROJECT_CHAIN else 1
+
+
 def leaf_paths(root: Node, wanted: AbstractSet[str]) -> list[tuple[Node, Path]]:
     """Every node of a class in `wanted`, with its path from the root (subqueries included)."""
     found: list[tuple[Node, Path]] = []
@@ -80,7 +86,7 @@ def leaf_paths(root: Node, wanted: AbstractSet[str]) -> list[tuple[Node, Path]]:
         if node.name in wanted:
             found.append((node, path))
         for index, child in enumerate(node.children):
-            visit(child, [*path, ("c", index)])
+            visit(child, [*path, *[("c", index)] * child_hops(node)])
         if not node.children and node.trees("query"):  # CTAS holds its query as a field
             visit(node.trees("query")[0], [*path, ("q", 0)])
         for index, plan in enumerate(_subquery_plans(node)):

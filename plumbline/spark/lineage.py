@@ -378,6 +378,35 @@ def _project(walker: LineageWalker, plan: Node, outputs: list[list[Node]]) -> li
     return walker.project(plan.trees("projectList"))
 
 
+# a collapsed chain's transformation codes (`code & 1`): java/PlumblinePlanJson.java's `chain`
+_CHAIN_MODES: tuple[Transformation, Transformation] = ((DIRECT, IDENTITY), (DIRECT, TRANSFORMATION))
+
+
+@plan_kind({v.PROJECT_CHAIN})
+def _project_chain(walker: LineageWalker, plan: Node, outputs: list[list[Node]]) -> list[Node]:
+    """Projections the compact reader collapsed (`plan_reader.read_plan(collapse=True)`).
+
+    The JVM followed the chain as `_project` would, down to the attributes of the plan under it
+    (`bases`); each output attribute the chain computes lists those it reads, with how
+    (`2 * base index + 0 IDENTITY | 1 TRANSFORMATION`), and gets their lineage composed with that
+    (`compose` is associative, so this is the lineage walking each projection gives).
+    """
+    output = plan.trees("output")
+    bases: list[ExprId] = [(int(i), str(j)) for i, j in plan.fields.get("bases") or []]
+    lineage = walker.lineage
+    found: list[tuple[Node, Deps]] = []
+    for attribute, codes in zip(output, plan.fields.get("lineage") or [], strict=True):
+        if codes is None:  # an attribute of the plan below, passed through
+            continue
+        deps: Deps = {}
+        for code in codes:
+            walker.add_deps(deps, lineage.get(bases[code >> 1], {}), _CHAIN_MODES[code & 1])
+        found.append((attribute, deps))
+    for attribute, deps in found:
+        walker.define(attribute, deps)
+    return output
+
+
 @plan_kind(v.AGGREGATES)
 def _aggregate_plan(walker: LineageWalker, plan: Node, outputs: list[list[Node]]) -> list[Node]:
     walker.add_dataset(plan.trees("groupingExpressions"), GROUP_BY)

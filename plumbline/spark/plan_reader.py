@@ -15,6 +15,14 @@ split into plain JSON values and the few that need decoding (trees, expression i
 Python touches only those. The `Node`s are the ones `plan.parse_plan(toJSON())` gives
 (tests/spark/test_plan_reader.py). `enable()` compiles the reader in the background.
 
+For the capture (`read_plan(..., collapse=True)`), the reader also collapses each chain of
+projections below a projection (a DataFrame built in many `withColumn` steps) into one
+`ProjectChain` node that carries the lineage of its output, worked out in the JVM the way
+`lineage._project` works it out: a 300-column output built in 100 steps then ships ~300
+attributes instead of ~10,000 expressions. A chain holding an expression the Python walk handles
+in a way of its own (a subquery, a CASE WHEN, an aggregate...) is written as it is. The column
+lineage is the same either way (tests/spark/test_plan_reader.py).
+
 If the class cannot be compiled, or a read fails, the reader logs one line and reads that plan
 (and, after a compile failure, every plan) with `toJSON()`.
 """
@@ -26,6 +34,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from plumbline.spark import vocabulary as v
+from plumbline.spark.lineage import EXPRESSION_HANDLERS
 from plumbline.spark.plan import Node, parse_compact, parse_plan
 
 log = logging.getLogger(__name__)
@@ -44,7 +54,11 @@ def compile_reader(jvm: Any) -> Any:
     tree_node = jvm.org.apache.spark.sql.catalyst.trees.TreeNode._java_lang_class
     compiler.setParentClassLoader(tree_node.getClassLoader())
     compiler.cook(SOURCE.read_text(encoding="utf-8"))
-    return compiler.getClassLoader().loadClass(CLASS_NAME).newInstance()
+    reader = compiler.getClassLoader().loadClass(CLASS_NAME).newInstance()
+    followed = v.ATTRIBUTES | v.ALIASES | v.CASTS
+    special = set(EXPRESSION_HANDLERS) - followed
+    reader.lineageNames(*(",".join(sorted(s)) for s in (v.ATTRIBUTES, v.ALIASES, v.CASTS, special)))
+    return reader
 
 
 def reader_for(jvm: Any) -> Any | None:
@@ -74,12 +88,16 @@ def prepare(jvm: Any) -> None:
     ).start()
 
 
-def read_plan(jvm: Any, plan: Any) -> Node:
-    """The JVM plan `plan` (any Catalyst TreeNode) as a tree of `Node`s."""
+def read_plan(jvm: Any, plan: Any, *, collapse: bool = False) -> Node:
+    """The JVM plan `plan` (any Catalyst TreeNode) as a tree of `Node`s.
+
+    With `collapse`, chains of projections are `ProjectChain` nodes (see above): the tree is for
+    the column-lineage walk and `jvm.leaf_paths`, not the node-for-node `toJSON()` tree.
+    """
     reader = reader_for(jvm) if jvm is not None else None
     if reader is not None:
         try:
-            return parse_compact(str(reader.compactJson(plan)))
+            return parse_compact(str(reader.compactJson(plan, collapse)))
         except Exception as exc:
             log.warning("plumbline compact plan read failed, using toJSON() (%s)", _line(exc))
     return parse_plan(str(plan.toJSON()))

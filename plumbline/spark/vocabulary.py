@@ -46,6 +46,9 @@ JDBC_RELATION = "JDBCRelation"
 # own projection (each column cast to the view's schema) over the view's query.
 VIEWS = frozenset({"View"})
 PROJECTS = frozenset({"Project"})  # `projectList`: the output, each column computed from its input
+# projections below a projection, collapsed by the compact reader into one node that carries its
+# output's lineage (`levels` projections; `output`, `bases`, `lineage`: java/PlumblinePlanJson.java)
+PROJECT_CHAIN = "ProjectChain"
 AGGREGATES = frozenset({"Aggregate"})  # `aggregateExpressions`, grouped by `groupingExpressions`
 FILTERS = frozenset({"Filter"})  # `condition` filters the rows
 JOINS = frozenset({"Join"})  # `condition` joins two inputs of type `joinType`

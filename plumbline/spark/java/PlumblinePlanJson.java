@@ -21,6 +21,17 @@ public class PlumblinePlanJson {
     // class names and expression-id JVM ids, each written once in the string table
     private final java.util.HashMap strings = new java.util.HashMap();
     private StringBuilder stringText;
+    // projection chains: collapsed into one `plumbline.ProjectChain` node when `collapse` is on
+    // (`plan.parse_compact` documents the node; `lineage._project_chain` walks it)
+    public static final String CHAIN_CLASS = "plumbline.ProjectChain";
+    private static final int IDENTITY = 1, TRANSFORMATION = 2;  // bits of a base's transformations
+    private boolean collapse;
+    private final java.util.HashSet attributeNames = new java.util.HashSet();
+    private final java.util.HashSet aliasNames = new java.util.HashSet();
+    private final java.util.HashSet castNames = new java.util.HashSet();
+    private final java.util.HashSet specialNames = new java.util.HashSet();
+    private final java.util.HashMap simpleNames = new java.util.HashMap();
+    private final java.util.HashMap fieldIndex = new java.util.HashMap();
 
     public PlumblinePlanJson() throws Exception {
         ClassLoader loader = org.apache.spark.sql.catalyst.trees.TreeNode.class.getClassLoader();
@@ -41,6 +52,30 @@ public class PlumblinePlanJson {
 
     /** The plan as `[strings, shared trees, plan tree]` (the format is `plan.parse_compact`'s). */
     public synchronized String compactJson(org.apache.spark.sql.catalyst.trees.TreeNode root) throws Exception {
+        return compactJson(root, false);
+    }
+
+    /** The expression class names (simple, comma-separated) the Python walk handles: attributes,
+     *  aliases and casts (which a collapsed chain follows), and every other kind it handles in a
+     *  way of its own (a chain holding one is not collapsed). Other expressions are functions of
+     *  their children (a TRANSFORMATION). */
+    public synchronized void lineageNames(String attributes, String aliases, String casts, String special) {
+        fill(attributeNames, attributes);
+        fill(aliasNames, aliases);
+        fill(castNames, casts);
+        fill(specialNames, special);
+    }
+
+    private static void fill(java.util.HashSet set, String names) {
+        set.clear();
+        String[] parts = names.split(",");
+        for (int i = 0; i < parts.length; i++) if (parts[i].length() > 0) set.add(parts[i]);
+    }
+
+    /** As `compactJson(root)`; with `collapseChains`, each chain of projections below a
+     *  projection is one `plumbline.ProjectChain` node (its output's lineage, worked out here). */
+    public synchronized String compactJson(org.apache.spark.sql.catalyst.trees.TreeNode root, boolean collapseChains) throws Exception {
+        collapse = collapseChains && !attributeNames.isEmpty();
         plans = 0;
         sharedText = new StringBuilder(1 << 14);
         stringText = new StringBuilder(1 << 10);
@@ -125,6 +160,11 @@ public class PlumblinePlanJson {
         if (node instanceof org.apache.spark.sql.catalyst.expressions.PlanExpression) plans++;
         scala.collection.Seq children = node.children();
         fields(node, children, out);
+        if (collapse && node instanceof org.apache.spark.sql.catalyst.plans.logical.Project) {
+            Object child = children.apply(0);
+            if (child instanceof org.apache.spark.sql.catalyst.plans.logical.Project
+                    && chain((org.apache.spark.sql.catalyst.plans.logical.Project) child, out)) return;
+        }
         scala.collection.Iterator it = children.iterator();
         while (it.hasNext()) node((org.apache.spark.sql.catalyst.trees.TreeNode) it.next(), out, false);
     }
@@ -317,6 +357,217 @@ public class PlumblinePlanJson {
         out.append(text);
         // Catalyst's JSON of a list may hold trees in toJSON()'s form: the decoder converts it
         return text.charAt(0) == '[' ? CATALYST : PLAIN;
+    }
+
+    // -- projection chains ---------------------------------------------------------------------
+
+    /** Writes `first` and the projections below it, as long as each is one the walk can follow
+     *  here, as one `plumbline.ProjectChain` node, then the plan under them. False (nothing
+     *  written) when `first` is not such a projection.
+     *
+     *  The node's fields: `levels` (how many projections it stands for: the JVM path to its child
+     *  is that many first children), `output` (`first`'s output attributes), `bases` (the ids
+     *  `[id, JVM id]` of the attributes under the chain its output reads) and `lineage`, one entry
+     *  per output attribute: null when the chain passes an attribute of the plan under it through
+     *  unchanged, else the list of `2 * base index + (0 IDENTITY | 1 TRANSFORMATION)`. */
+    private boolean chain(org.apache.spark.sql.catalyst.plans.logical.Project first, StringBuilder out) throws Exception {
+        java.util.ArrayList levels = new java.util.ArrayList();
+        org.apache.spark.sql.catalyst.plans.logical.LogicalPlan below = first;
+        while (below instanceof org.apache.spark.sql.catalyst.plans.logical.Project
+                && followable(((org.apache.spark.sql.catalyst.plans.logical.Project) below).projectList())) {
+            levels.add(below);
+            below = ((org.apache.spark.sql.catalyst.plans.logical.Project) below).child();
+        }
+        if (levels.isEmpty()) return false;
+        // bottom-up, as the Python walk defines them: expression id -> {base id -> bits}
+        java.util.HashMap defined = new java.util.HashMap();
+        for (int level = levels.size() - 1; level >= 0; level--) {
+            scala.collection.Iterator it = ((org.apache.spark.sql.catalyst.plans.logical.Project) levels.get(level)).projectList().iterator();
+            while (it.hasNext()) {
+                org.apache.spark.sql.catalyst.trees.TreeNode expr = (org.apache.spark.sql.catalyst.trees.TreeNode) it.next();
+                if ("AttributeReference".equals(simpleName(expr))) continue;  // passes through
+                Object id = exprId(expr);
+                if (id == null) continue;
+                java.util.HashMap deps = new java.util.HashMap();
+                visit(expr, IDENTITY, deps, defined);
+                defined.put(id, deps);
+            }
+        }
+        StringBuilder output = new StringBuilder(1024);
+        StringBuilder lineage = new StringBuilder(1024);
+        java.util.LinkedHashMap bases = new java.util.LinkedHashMap();
+        scala.collection.Iterator it = first.projectList().iterator();
+        for (int i = 0; it.hasNext(); i++) {
+            org.apache.spark.sql.catalyst.expressions.NamedExpression expr = (org.apache.spark.sql.catalyst.expressions.NamedExpression) it.next();
+            if (i > 0) { output.append(','); lineage.append(','); }
+            node(expr.toAttribute(), output, true);
+            Object id = exprId((org.apache.spark.sql.catalyst.trees.TreeNode) expr);
+            java.util.HashMap deps = id == null ? null : (java.util.HashMap) defined.get(id);
+            if (deps == null) { lineage.append("null"); continue; }
+            lineage.append('[');
+            boolean any = false;
+            java.util.Iterator entries = deps.entrySet().iterator();
+            while (entries.hasNext()) {
+                java.util.Map.Entry entry = (java.util.Map.Entry) entries.next();
+                Integer index = (Integer) bases.get(entry.getKey());
+                if (index == null) {
+                    index = Integer.valueOf(bases.size());
+                    bases.put(entry.getKey(), index);
+                }
+                int bits = ((Integer) entry.getValue()).intValue();
+                for (int mode = 0; mode < 2; mode++) {
+                    if ((bits & (mode == 0 ? IDENTITY : TRANSFORMATION)) == 0) continue;
+                    if (any) lineage.append(',');
+                    any = true;
+                    lineage.append(2 * index.intValue() + mode);
+                }
+            }
+            lineage.append(']');
+        }
+        out.append(",[").append(intern(CHAIN_CLASS)).append(",1,{\"levels\":").append(levels.size());
+        out.append(",\"bases\":[");
+        java.util.Iterator ids = bases.keySet().iterator();
+        for (int i = 0; ids.hasNext(); i++) {
+            org.apache.spark.sql.catalyst.expressions.ExprId id = (org.apache.spark.sql.catalyst.expressions.ExprId) ids.next();
+            if (i > 0) out.append(',');
+            out.append('[').append(id.id()).append(',');
+            string(id.jvmId().toString(), out);
+            out.append(']');
+        }
+        out.append("],\"lineage\":[").append(lineage).append("]},{\"output\":[").append(REFS).append(",[");
+        out.append(output).append("]]}]");
+        node(below, out, false);
+        return true;
+    }
+
+    /** Whether every expression of a projection list is one the walk here follows exactly as the
+     *  Python walk does: attributes, aliases, casts and functions of their children; no subquery
+     *  and no kind the Python walk handles in a way of its own. */
+    private boolean followable(scala.collection.Seq exprs) throws Exception {
+        scala.collection.Iterator it = exprs.iterator();
+        while (it.hasNext()) {
+            Object expr = it.next();
+            if (!(expr instanceof org.apache.spark.sql.catalyst.expressions.NamedExpression)) return false;
+            if (!followableTree((org.apache.spark.sql.catalyst.trees.TreeNode) expr)) return false;
+        }
+        return true;
+    }
+
+    private boolean followableTree(org.apache.spark.sql.catalyst.trees.TreeNode expr) throws Exception {
+        if (expr instanceof org.apache.spark.sql.catalyst.expressions.PlanExpression) return false;
+        String name = simpleName(expr);
+        if (specialNames.contains(name)) return false;
+        if (attributeNames.contains(name)) {
+            Object id = field(expr, "exprId");
+            return id == null || id instanceof org.apache.spark.sql.catalyst.expressions.ExprId;
+        }
+        if (castNames.contains(name) && sameType(expr) == null) return false;
+        if (aliasNames.contains(name) || castNames.contains(name)) {
+            Object id = field(expr, "exprId");
+            if (id != null && !(id instanceof org.apache.spark.sql.catalyst.expressions.ExprId)) return false;
+        }
+        scala.collection.Iterator it = expr.children().iterator();
+        while (it.hasNext()) {
+            if (!followableTree((org.apache.spark.sql.catalyst.trees.TreeNode) it.next())) return false;
+        }
+        return true;
+    }
+
+    /** What `lineage.LineageWalker.visit` adds for `expr` seen through `mode`, as base id -> bits. */
+    private void visit(org.apache.spark.sql.catalyst.trees.TreeNode expr, int mode, java.util.HashMap deps, java.util.HashMap defined) throws Exception {
+        String name = simpleName(expr);
+        if (attributeNames.contains(name)) {
+            Object id = field(expr, "exprId");
+            if (id == null) return;
+            java.util.HashMap known = (java.util.HashMap) defined.get(id);
+            if (known == null) {
+                add(deps, id, mode);
+                return;
+            }
+            java.util.Iterator entries = known.entrySet().iterator();
+            while (entries.hasNext()) {
+                java.util.Map.Entry entry = (java.util.Map.Entry) entries.next();
+                add(deps, entry.getKey(), mode == TRANSFORMATION ? TRANSFORMATION : ((Integer) entry.getValue()).intValue());
+            }
+            return;
+        }
+        int inner = TRANSFORMATION;
+        if (aliasNames.contains(name)) inner = mode;
+        else if (castNames.contains(name) && Boolean.TRUE.equals(sameType(expr))) inner = mode;
+        scala.collection.Iterator it = expr.children().iterator();
+        while (it.hasNext()) visit((org.apache.spark.sql.catalyst.trees.TreeNode) it.next(), inner, deps, defined);
+    }
+
+    private static void add(java.util.HashMap deps, Object id, int bits) {
+        Integer known = (Integer) deps.get(id);
+        deps.put(id, Integer.valueOf(known == null ? bits : known.intValue() | bits));
+    }
+
+    /** A cast of an attribute to the type it has (`lineage._cast`): TRUE or FALSE, or null when
+     *  a `dataType` field holds something other than a type (not followed here). */
+    private Boolean sameType(org.apache.spark.sql.catalyst.trees.TreeNode cast) throws Exception {
+        Object to = field(cast, "dataType");
+        if (to != null && !(to instanceof org.apache.spark.sql.types.DataType)) return null;
+        scala.collection.Seq children = cast.children();
+        if (children.length() != 1) return Boolean.FALSE;
+        org.apache.spark.sql.catalyst.trees.TreeNode child = (org.apache.spark.sql.catalyst.trees.TreeNode) children.apply(0);
+        if (!attributeNames.contains(simpleName(child))) return Boolean.FALSE;
+        Object from = field(child, "dataType");
+        if (from != null && !(from instanceof org.apache.spark.sql.types.DataType)) return null;
+        if (from == null || to == null) return Boolean.FALSE;
+        return Boolean.valueOf(dataTypeJson(from).equals(dataTypeJson(to)));
+    }
+
+    private String dataTypeJson(Object type) {
+        String text = (String) dataTypes.get(type);
+        if (text == null) {
+            text = ((org.apache.spark.sql.types.DataType) type).json();
+            dataTypes.put(type, text);
+        }
+        return text;
+    }
+
+    /** The node's simple class name as `plan.Node.name` makes it. */
+    private String simpleName(Object node) {
+        Class cls = node.getClass();
+        String name = (String) simpleNames.get(cls);
+        if (name == null) {
+            name = cls.getName().substring(cls.getName().lastIndexOf('.') + 1);
+            int end = name.length();
+            while (end > 0 && name.charAt(end - 1) == '$') end--;
+            name = name.substring(0, end);
+            simpleNames.put(cls, name);
+        }
+        return name;
+    }
+
+    /** The value of the constructor parameter `key` (an Option's content), or null. */
+    private Object field(org.apache.spark.sql.catalyst.trees.TreeNode node, String key) throws Exception {
+        Class cls = node.getClass();
+        String cacheKey = cls.getName() + "\u0000" + key;
+        Integer index = (Integer) fieldIndex.get(cacheKey);
+        if (index == null) {
+            String[] keys = names(cls);
+            int found = -1;
+            for (int i = 0; i < keys.length; i++) if (keys[i].equals(key)) found = i;
+            index = Integer.valueOf(found);
+            fieldIndex.put(cacheKey, index);
+        }
+        int i = index.intValue();
+        if (i < 0) return null;
+        int arity = node.productArity();
+        Object value = i < arity ? node.productElement(i) : node.otherCopyArgs().apply(i - arity);
+        if (value instanceof scala.Option) {
+            scala.Option option = (scala.Option) value;
+            return option.isEmpty() ? null : option.get();
+        }
+        return value;
+    }
+
+    /** The expression id of an attribute or alias (`plan.Node.expr_id`), or null. */
+    private Object exprId(org.apache.spark.sql.catalyst.trees.TreeNode node) throws Exception {
+        Object id = field(node, "exprId");
+        return id instanceof org.apache.spark.sql.catalyst.expressions.ExprId ? id : null;
     }
 
     private static void string(String text, StringBuilder out) {
