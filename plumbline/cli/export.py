@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, date, datetime
 from pathlib import Path
 
@@ -62,25 +63,30 @@ def export(
     """Write the lineage SQL tables (table_lineage, column_lineage, their edges, runs, jobs,
     datasets, dataset_versions, snapshot_lineage) to a folder, history tables partitioned by
     event_date; run again, only what changed is rewritten."""
-    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
-    from plumbline.export import ExportError, export_tables
+    from plumbline.export import ExportError, ExportResult, export_tables
 
     since = _since(since_text)
     engine = _store_at_newest_schema(db_url)
-    columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn())
-    with Progress(*columns, disable=quiet, transient=True) as bar:
-        task = bar.add_task("exporting", total=None)
 
-        def progress(table: str, rows: int) -> None:
-            bar.update(task, description=f"{table}: {rows:,} rows")
-
+    def run(progress: Callable[[str, int], None] | None) -> ExportResult:
         try:
-            result = export_tables(
+            return export_tables(
                 engine, out, file_format=file_format, since=since, full=full, progress=progress
             )
         except ExportError as exc:
             raise click.ClickException(str(exc)) from exc
+
+    if quiet:  # no progress bar: rich is not even imported (the start-up counts, issue 18)
+        result = run(None)
+    else:
+        from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+        columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn())
+        with Progress(*columns, transient=True) as bar:
+            task = bar.add_task("exporting", total=None)
+            result = run(
+                lambda table, rows: bar.update(task, description=f"{table}: {rows:,} rows")
+            )
     kind = "incremental" if result.incremental else "full"
     total = sum(result.rows.values())
     click.echo(

@@ -31,9 +31,17 @@ from typing import Any
 
 from sqlalchemy.engine import Connection, Engine
 
+from plumbline.export import patch
 from plumbline.export.errors import ExportError
 from plumbline.export.facts import FACTS, Dimensions, fact_batch, view_batch
-from plumbline.export.writers import EXTENSIONS, FORMATS, FileWriter, open_writer, pyarrow_modules
+from plumbline.export.writers import (
+    EXTENSIONS,
+    FORMATS,
+    FileWriter,
+    arrow_schema,
+    open_writer,
+    pyarrow_modules,
+)
 from plumbline.lineage_tables import HISTORY, TABLES
 from plumbline.store.read import export_reads
 
@@ -42,6 +50,8 @@ PARTITION = "event_date"
 # a write that started before an export but committed after it is caught by the next one
 OVERLAP = timedelta(minutes=5)
 PART_IDS = 4096  # internal ids (of jobs or datasets) per file of a current-state table
+CHUNK = 5000  # ids per statement of reads by id (runs, jobs, datasets, versions)
+RUN_IDS_MAX = 200_000  # history of more runs than this is read by day (a scan of runs)
 LAYOUT = 2  # 1: current-state tables in one file (rewritten whole on a layout change)
 EDGES = ("table_lineage_edges", "column_lineage_edges")
 
@@ -119,17 +129,18 @@ def export_tables(
             )
         result.incremental = changes.days is not None
         dims = Dimensions(conn, narrow=result.incremental)
+        days = changes.days
+        wanted = None if days is None else sorted(d for d in days if since is None or d >= since)
+        history_runs = _history_runs(conn, wanted, since)
         for table in TABLES:
             writer = _TableExport(out / table, table, file_format, batch_size, progress)
             if table in HISTORY:
-                days = changes.days
-                wanted = (
-                    None if days is None else sorted(d for d in days if since is None or d >= since)
-                )
                 if wanted == []:
                     result.rows[table] = 0
                     continue
-                writer.history(conn, dims, wanted, since, sweep=days is None and since is None)
+                writer.history(
+                    conn, dims, wanted, since, history_runs, sweep=days is None and since is None
+                )
             elif table in EDGES:
                 writer.edges(conn, dims, changes.jobs)
             else:
@@ -158,9 +169,34 @@ def export_tables(
     return result
 
 
+def _history_runs(
+    conn: Connection, days: list[date] | None, since: date | None
+) -> list[export_reads.RunFilter]:
+    """The reads of the history of ``days`` (None: every day from ``since``): their runs by id,
+    :data:`CHUNK` at a time (found by one read of ``runs``), or by day when they are many."""
+    if days is None:
+        return [export_reads.RunFilter(since=since)]
+    ids = export_reads.run_ids_of_days(conn, days)
+    if len(ids) > RUN_IDS_MAX:
+        return [export_reads.RunFilter(days=tuple(days))]
+    return [export_reads.RunFilter(run_ids=tuple(chunk)) for chunk in _chunks(ids, CHUNK)]
+
+
+def _chunks(ids: list[int], size: int) -> list[list[int]]:
+    return [ids[start : start + size] for start in range(0, len(ids), size)]
+
+
 def _parts(ids: Iterable[int]) -> list[int]:
     """The files (ranges of :data:`PART_IDS` ids) that hold ``ids``."""
     return sorted({i // PART_IDS for i in ids})
+
+
+def _by_part(ids: Iterable[int]) -> dict[int, list[int]]:
+    """``ids`` (sorted) by the file that holds them."""
+    parts: dict[int, list[int]] = {}
+    for i in sorted(ids):
+        parts.setdefault(i // PART_IDS, []).append(i)
+    return parts
 
 
 def _range(part: int) -> tuple[int, int]:
@@ -196,8 +232,8 @@ class _TableExport:
         if self.table == "runs":
             sql, params = export_reads.runs_statement(dialect, runs.days, runs.since)
         elif self.table in EDGES:
-            assert runs.jobs is not None
-            sql, params = export_reads.edge_statement(dialect, self.table, runs.jobs)
+            jobs = runs.jobs if runs.jobs is not None else list(runs.job_ids or ())
+            sql, params = export_reads.edge_statement(dialect, self.table, jobs)
         else:
             sql, params = export_reads.fact_statement(dialect, self.table, runs)
         for rows in export_reads.stream(conn, sql, params, self.batch_size):
@@ -229,8 +265,82 @@ class _TableExport:
         self.files += 1
         return True
 
+    def _table(self, batches: Iterable[Any]) -> Any:
+        """``batches`` as one Arrow table of this table's schema."""
+        pa, _ = pyarrow_modules()
+        return pa.Table.from_batches(list(batches), schema=arrow_schema(self.columns))
+
+    def _patchable(self, part: int, changed: int) -> Any | None:
+        """The rows of the file of ``part`` when it is worth patching (``changed`` keys of it,
+        at most half) and can be (Parquet, as this export writes it); else None."""
+        if self.format != "parquet" or changed * 2 > PART_IDS:
+            return None
+        return patch.read_part(self.folder / self._name(part), self.columns)
+
+    def _write_patched(self, part: int, old: Any, replaced: Any, fresh: Any) -> None:
+        """The file of ``part``: ``old`` without the rows of ``replaced``, then ``fresh``."""
+        target = self.folder / self._name(part)
+        identity = patch.IDENTITY[self.table]
+        if patch.write_patched(target, self.columns, old, identity, replaced, fresh):
+            self.files += 1
+        else:
+            self.removed += 1
+        self._tick(fresh.num_rows)
+
+    def _patch_edges(self, conn: Connection, dims: Dimensions, jobs: set[int]) -> set[int]:
+        """Patch the files of the changed ``jobs`` (their edges read anew, by job id, the
+        other jobs' copied); the jobs left, whose files are to be rewritten whole."""
+        pa, pc = pyarrow_modules()
+        left = set(jobs)
+        for part, ids in _by_part(jobs).items():
+            old = self._patchable(part, len(ids))
+            if old is None:
+                continue
+            where, visible = dims.find("jobs", pa.array(ids, type=pa.int64()))
+            uuids = pc.take(visible["uuid"], where)
+            if uuids.null_count:  # a job the tables do not show: its file is rewritten whole
+                continue
+            reads = [export_reads.RunFilter(job_ids=tuple(c)) for c in _chunks(ids, CHUNK)]
+            fresh = self._table(b for runs in reads for b in self._batches(conn, dims, runs))
+            self._write_patched(part, old, uuids, fresh)
+            left -= set(ids)
+        return left
+
+    def _patch_keyed(self, conn: Connection, keys: set[int]) -> set[int]:
+        """Patch the files of the changed ``keys`` (their rows read anew, by key, the other
+        rows copied); the keys left, whose files are to be rewritten whole."""
+        pa, pc = pyarrow_modules()
+        olds = {}
+        for part, ids in _by_part(keys).items():
+            old = self._patchable(part, len(ids))
+            if old is not None:
+                olds[part] = (ids, old)
+        if not olds:
+            return keys
+        batches, file_keys = [], []
+        wanted = sorted(key for ids, _ in olds.values() for key in ids)
+        for chunk in _chunks(wanted, CHUNK):
+            sql, params = export_reads.keyed_statement(self.table, None, chunk, conn.dialect.name)
+            for rows in export_reads.stream(conn, sql, params, self.batch_size):
+                batch, read = view_batch(self.table, rows, conn.dialect.name == "sqlite", True)
+                batches.append(batch)
+                file_keys.append(read)
+        fresh = self._table(batches)
+        parts = pc.divide(pa.chunked_array(file_keys, type=pa.int64()), PART_IDS)
+        left = set(keys)
+        for part, (ids, old) in olds.items():
+            piece = fresh.filter(pc.equal(parts, part))
+            if piece.num_rows != len(ids):  # a key the table does not show: rewrite the file
+                continue
+            self._write_patched(part, old, piece[patch.IDENTITY[self.table]], piece)
+            left -= set(ids)
+        return left
+
     def edges(self, conn: Connection, dims: Dimensions, jobs: set[int] | None) -> None:
-        """The edges of the jobs of ``jobs`` (None: every job), one file per range of jobs."""
+        """The edges of the jobs of ``jobs`` (None: every job), one file per range of jobs:
+        patched when few of its jobs changed, else rewritten whole."""
+        if jobs is not None:
+            jobs = self._patch_edges(conn, dims, jobs)
         parts = (
             list(range(export_reads.max_job_id(conn) // PART_IDS + 1))
             if jobs is None
@@ -248,9 +358,12 @@ class _TableExport:
 
     def keyed(self, conn: Connection, keys: set[int] | None) -> None:
         """``jobs``, ``datasets`` or ``dataset_versions``: the files of ``keys`` (None: all),
-        read from the view in key order in one statement and cut into files by range."""
+        patched when few of their keys changed, else read in key order in one statement and
+        cut into files by range."""
         _, pc = pyarrow_modules()
         sqlite = conn.dialect.name == "sqlite"
+        if keys is not None:
+            keys = self._patch_keyed(conn, keys)
         wanted = None if keys is None else _parts(keys)
         if wanted == []:
             return
@@ -294,17 +407,22 @@ class _TableExport:
         dims: Dimensions,
         days: list[date] | None,
         since: date | None,
+        reads: list[export_reads.RunFilter],
         sweep: bool,
     ) -> None:
-        """The rows of ``days`` (None: every day from ``since``), one file per day; days of
-        ``days`` without rows lose their file. ``sweep``: remove every day not written."""
+        """The rows of ``days`` (None: every day from ``since``), read by ``reads`` (``runs``:
+        by day, from its view), one file per day; days of ``days`` without rows lose their
+        file. ``sweep``: remove every day not written."""
         _, pc = pyarrow_modules()
         kept = tuple(c for c in self.columns if c[0] != PARTITION)
         writers: dict[date, FileWriter] = {}
         name = self._name(0)
-        runs = export_reads.RunFilter(days=None if days is None else tuple(days), since=since)
+        if self.table == "runs":
+            reads = [
+                export_reads.RunFilter(days=None if days is None else tuple(days), since=since)
+            ]
         try:
-            for batch in self._batches(conn, dims, runs):
+            for batch in (b for runs in reads for b in self._batches(conn, dims, runs)):
                 column = batch.column(PARTITION)
                 rest = batch.drop_columns([PARTITION])
                 for day in pc.unique(column).to_pylist():

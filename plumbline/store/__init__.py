@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     )
     from plumbline.store.read.visibility import VisibleTo
     from plumbline.store.read.walks import field_walk, job_walk, upstream_run_walk
+    from plumbline.store.revision import at_newest_schema
     from plumbline.store.write.normalizer import (
         NormalizeError,
         failed_events,
@@ -67,6 +68,7 @@ _EXPORTS = {
     "current_revision": "plumbline.store.migrate",
     "head_revision": "plumbline.store.migrate",
     "upgrade": "plumbline.store.migrate",
+    "at_newest_schema": "plumbline.store.revision",
     "outbox": "plumbline.store.outbox",
     "read": "plumbline.store.read",
     "dataset_pk": "plumbline.store.read.common",
@@ -100,6 +102,7 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "at_newest_schema",
     "check_not_newer",
     "check_store_url",
     "create_store_engine",

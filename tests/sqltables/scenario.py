@@ -81,6 +81,23 @@ def events() -> list[dict[str, Any]]:
     ]  # fmt: skip
 
 
+def later_events() -> list[dict[str, Any]]:
+    """Events after the pipeline's (for incremental exports): clean runs again on day 2 with
+    its column lineage (a new version of clean; its job row and edges change), a new job on a
+    new day writes a new dataset."""
+    late, again = run_uuid(8), run_uuid(9)
+    return [
+        run_event(again, "START", "2024-01-02T11:00:00Z", job="clean", namespace=JOBS,
+                  inputs=[_raw()], outputs=[_clean_out(4)]),
+        run_event(again, "COMPLETE", "2024-01-02T11:00:05Z", job="clean", namespace=JOBS,
+                  inputs=[_raw()], outputs=[_clean_out(4)]),
+        run_event(late, "START", "2024-01-03T09:00:00Z", job="late", namespace=JOBS,
+                  inputs=[dataset(*CLEAN)], outputs=[dataset("file", "/late")]),
+        run_event(late, "COMPLETE", "2024-01-03T09:00:01Z", job="late", namespace=JOBS,
+                  inputs=[dataset(*CLEAN)], outputs=[dataset("file", "/late")]),
+    ]  # fmt: skip
+
+
 def build(engine: Engine) -> None:
     """Ingest the pipeline into a migrated store."""
     ingest(engine, events())

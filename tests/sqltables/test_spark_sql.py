@@ -4,14 +4,17 @@ and every recipe of docs/sql-recipes.md runs in Spark."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 from recipes import EXPECTED, RECURSIVE, for_spark, recipes
-from scenario import build, pick
+from scenario import build, later_events, pick
 from sqlalchemy.engine import Engine
+from store_summary import ingest
 
 from plumbline.export import export_tables
 from plumbline.lineage_tables import TABLES
@@ -49,16 +52,20 @@ def _spark_rows(spark: Any, database: str, table: str) -> list[dict[str, Any]]:
     return [row.asDict() for row in spark.table(f"{database}.{table}").collect()]
 
 
+def _file_rows(spark: Any, database: str, table: str) -> list[dict[str, Any]]:
+    """A table over an export's files, its JSON columns (text in files) decoded."""
+    rows = _spark_rows(spark, database, table)
+    if table == "datasets":
+        for row in rows:
+            row["schema_fields"] = row["schema_fields"] and json.loads(row["schema_fields"])
+    return rows
+
+
 @pytest.mark.parametrize("table", list(TABLES))
 def test_spark_tables_hold_the_stores_rows(exported: Any, store: Engine, table: str) -> None:
     with store.connect() as conn:
         expected = pick(table_rows(conn, table), *_COMPARED[table])
-    rows = _spark_rows(exported, "plumbline", table)
-    if table == "datasets":  # JSON columns are text in files
-        import json
-
-        for row in rows:
-            row["schema_fields"] = row["schema_fields"] and json.loads(row["schema_fields"])
+    rows = _file_rows(exported, "plumbline", table)
     assert pick(rows, *_COMPARED[table]) == expected
 
 
@@ -97,3 +104,23 @@ def test_a_bad_database_name_is_refused(spark: Any, tmp_path: Path) -> None:
 
     with pytest.raises(SettingsError, match="not a Spark database name"):
         lineage_tables(spark, tmp_path, database="x; DROP")
+
+
+def test_spark_reads_an_incrementally_updated_export(spark: Any, tmp_path: Path) -> None:
+    """An export patched by an incremental run (current-state files rewritten from their old
+    rows and the changed ones) holds the store's rows in Spark too."""
+    engine = create_store_engine(f"sqlite:///{tmp_path / 'store.db'}")
+    upgrade(engine)
+    build(engine)
+    export_tables(engine, tmp_path / "export", overlap=timedelta(0))
+    ingest(engine, later_events())
+    assert export_tables(engine, tmp_path / "export", overlap=timedelta(0)).incremental
+    lineage_tables(spark, tmp_path / "export", database="plumbline_incremental")
+    with engine.connect() as conn:
+        for table in TABLES:
+            expected = pick(table_rows(conn, table), *_COMPARED[table])
+            rows = _file_rows(spark, "plumbline_incremental", table)
+            assert pick(rows, *_COMPARED[table]) == expected, table
+    for table in TABLES:
+        spark.sql(f"DROP TABLE plumbline_incremental.{table}")
+    engine.dispose()

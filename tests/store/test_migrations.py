@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
@@ -13,6 +14,7 @@ from store_summary import counts, ingest, load_golden
 from plumbline.store.engine import create_store_engine
 from plumbline.store.errors import SchemaTooNewError
 from plumbline.store.migrate import check_not_newer, current_revision, head_revision, upgrade
+from plumbline.store.revision import at_newest_schema, newest_revision
 from plumbline.store.schema import metadata
 
 
@@ -183,4 +185,23 @@ def test_fields_named_by_a_stored_schema_are_marked_in_schema(db_url: str) -> No
     upgrade(engine)
     with engine.connect() as connection:
         assert [tuple(row) for row in connection.execute(query)] == expected
+    engine.dispose()
+
+
+def test_the_newest_revision_is_known_without_alembic(engine: sa.Engine) -> None:
+    """The commands' start-up check (``at_newest_schema``) reads the head from the migration
+    files' text: it names the head alembic finds, and tells a store at it from one that is not."""
+    assert newest_revision() == head_revision()
+    assert at_newest_schema(engine)
+    with engine.begin() as connection:
+        connection.execute(sa.text("UPDATE alembic_version SET version_num = '0001'"))
+    assert not at_newest_schema(engine)
+    with engine.begin() as connection:
+        connection.execute(sa.text("UPDATE alembic_version SET version_num = '9999_future'"))
+    assert not at_newest_schema(engine)
+
+
+def test_an_empty_database_is_not_at_the_newest_schema(tmp_path: Path) -> None:
+    engine = create_store_engine(f"sqlite:///{tmp_path / 'empty.db'}")
+    assert not at_newest_schema(engine)
     engine.dispose()

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -37,27 +38,50 @@ def _day(dialect: str, expr: str) -> str:
     return f"date({expr})" if dialect == "sqlite" else f"CAST(({expr}) AT TIME ZONE 'UTC' AS DATE)"
 
 
+def _marks(prefix: str, values: Sequence[Any]) -> tuple[str, dict[str, Any]]:
+    """``:prefix_0, :prefix_1, …`` for ``values``, and their parameters."""
+    marks = ", ".join(f":{prefix}_{n}" for n in range(len(values)))
+    return marks, {f"{prefix}_{n}": value for n, value in enumerate(values)}
+
+
+def _in_ids(dialect: str, column: str, name: str, ids: Sequence[int]) -> tuple[str, dict[str, Any]]:
+    """``<column> IN <ids>`` with the ids as one parameter (a JSON array on SQLite, an array
+    on PostgreSQL): one value to bind however many ids, each looked up by index."""
+    if dialect == "sqlite":
+        return f"{column} IN (SELECT value FROM json_each(:{name}))", {name: json.dumps(list(ids))}
+    return f"{column} = ANY(CAST(:{name} AS BIGINT[]))", {name: list(ids)}
+
+
 @dataclass(frozen=True)
 class RunFilter:
-    """Which runs a read covers: all, those of some days and/or from a day on, or those of a
-    range of job ids."""
+    """Which runs a read covers: all, those of some days and/or from a day on, those of a range
+    of job ids or of some jobs, or some runs by id."""
 
     days: tuple[date, ...] | None = None
     since: date | None = None
     jobs: tuple[int, int] | None = None  # inclusive range of jobs.id
+    job_ids: tuple[int, ...] | None = None
+    run_ids: tuple[int, ...] | None = None
 
     def clause(self, dialect: str, column: str) -> tuple[str, dict[str, Any]]:
         """`` AND <column> IN (runs ...)`` and its parameters ('' for all runs)."""
+        if self.run_ids is not None:  # by primary key: no scan of runs
+            where_ids, params = _in_ids(dialect, column, "run_ids", self.run_ids)
+            return f" AND {where_ids}", params
         where: list[str] = []
-        params: dict[str, Any] = {}
+        params = {}
         day = _day(dialect, _RUN_TIME)
         if self.jobs is not None:
             where.append("r.job_id BETWEEN :job_lo AND :job_hi")
             params.update(job_lo=self.jobs[0], job_hi=self.jobs[1])
+        if self.job_ids is not None:
+            where_ids, some = _in_ids(dialect, "r.job_id", "job_ids", self.job_ids)
+            where.append(where_ids)
+            params.update(some)
         if self.days is not None:
-            marks = ", ".join(f":day_{n}" for n in range(len(self.days)))
+            marks, some = _marks("day", self.days)
             where.append(f"{day} IN ({marks})")
-            params.update({f"day_{n}": d for n, d in enumerate(self.days)})
+            params.update(some)
         if self.since is not None:
             where.append(f"{day} >= :since_day")
             params["since_day"] = self.since
@@ -173,10 +197,18 @@ def _edges(dialect: str, keys: str, live: str, pruned: str) -> str:
     """
 
 
-def edge_statement(dialect: str, table: str, jobs: tuple[int, int]) -> tuple[str, dict[str, Any]]:
-    """The statement grouping the edges of the jobs with ids in ``jobs`` (inclusive)."""
-    filtered, params = _filtered(dialect, RunFilter(jobs=jobs))
-    pruned_where = "WHERE job_id BETWEEN :job_lo AND :job_hi"
+def edge_statement(
+    dialect: str, table: str, jobs: tuple[int, int] | Sequence[int]
+) -> tuple[str, dict[str, Any]]:
+    """The statement grouping the edges of the jobs with ids in ``jobs``: an inclusive range
+    (a pair) or the ids themselves (a list)."""
+    if isinstance(jobs, tuple):
+        runs = RunFilter(jobs=jobs)
+        pruned_where = "WHERE job_id BETWEEN :job_lo AND :job_hi"
+    else:
+        runs = RunFilter(job_ids=tuple(jobs))
+        pruned_where = f"WHERE {_in_ids(dialect, 'job_id', 'job_ids', jobs)[0]}"
+    filtered, params = _filtered(dialect, runs)
     per_run = (
         f"{_RUN_TIME} AS first_seen, {_RUN_TIME} AS last_seen, 1 AS run_count,"
         f" r.uuid AS last_run_uuid, r.current_state AS last_run_state, {_RUN_TIME} AS last_at"
@@ -204,6 +236,16 @@ def edge_statement(dialect: str, table: str, jobs: tuple[int, int]) -> tuple[str
     else:
         raise ValueError(f"no edge read for {table}")
     return _edges(dialect, keys, live, pruned), params
+
+
+def run_ids_of_days(conn: Connection, days: Sequence[date]) -> list[int]:
+    """The ids of the runs of ``days`` (by the day the history tables file them under), in
+    order: one read of ``runs``, so that each history table then reads its runs by key."""
+    marks, params = _marks("day", days)
+    if conn.dialect.name == "sqlite":
+        params = {k: v.isoformat() for k, v in params.items()}
+    sql = f"SELECT r.id FROM runs r WHERE {_day(conn.dialect.name, _RUN_TIME)} IN ({marks})"
+    return sorted(conn.execute(sa.text(sql), params).scalars())
 
 
 def max_job_id(conn: Connection) -> int:
@@ -270,17 +312,22 @@ _KEYED = {
 
 
 def keyed_statement(
-    table: str, ranges: Sequence[tuple[int, int]] | None
+    table: str,
+    ranges: Sequence[tuple[int, int]] | None,
+    keys: Sequence[int] | None = None,
+    dialect: str = "sqlite",
 ) -> tuple[str, dict[str, Any]]:
     """``table``'s rows with their file key first, in key order; ``ranges``: only the keys in
-    these inclusive ranges."""
+    these inclusive ranges; ``keys``: only these keys."""
     key, select, inner = _KEYED[table]
     where, params = "", {}
+    column = inner or key
     if ranges is not None:
-        column = inner or key
         where = " OR ".join(f"{column} BETWEEN :lo_{n} AND :hi_{n}" for n in range(len(ranges)))
         for n, (lo, hi) in enumerate(ranges):
             params.update({f"lo_{n}": lo, f"hi_{n}": hi})
+    elif keys is not None:
+        where, params = _in_ids(dialect, column, "keys", keys)
     if inner:  # the ranges go inside, after the statement's own WHERE
         sql = select.replace("{ranges}", f"AND ({where})" if where else "")
     else:
@@ -363,9 +410,9 @@ def stream(
         .bindparams(**params)
         .compile(dialect=conn.dialect, compile_kwargs={"render_postcompile": True})
     )
-    values: Any = compiled.params
+    values: Any = compiled.params  # a property that builds them anew: read once
     if compiled.positiontup is not None:
-        values = tuple(compiled.params[name] for name in compiled.positiontup)
+        values = tuple(values[name] for name in compiled.positiontup)
     driver: Any = conn.connection.dbapi_connection
     if conn.dialect.name == "postgresql":
         cursor = driver.cursor(name=f"plumbline_export_{next(_cursor_names)}")
