@@ -52,11 +52,12 @@ def write_patched(
     if kept.num_rows + fresh.num_rows == 0:
         target.unlink(missing_ok=True)
         return False
+    # one row group, however often the file was patched before
+    rows = pa.concat_tables([kept, fresh]).combine_chunks()
     writer = open_writer("parquet", target, columns)
     try:
-        for part in (kept, fresh):
-            for batch in part.to_batches():
-                writer.write(batch)
+        for batch in rows.to_batches():
+            writer.write(batch)
     except BaseException:
         writer.abort()
         raise

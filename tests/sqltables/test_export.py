@@ -11,6 +11,7 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.dataset as ds
+import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 from scenario import AUDIT, CLEAN, CUSTOMERS, DAY2, JOBS, build, later_events, pick, run_uuid
@@ -267,6 +268,7 @@ def test_incremental_export_reads_back_as_a_full_one(
     assert again.incremental
     tables = {p.parent.name for p in patched}
     assert {"table_lineage_edges", "column_lineage_edges", "jobs", "datasets"} <= tables
+    assert all(pq.ParquetFile(p).metadata.num_row_groups == 1 for p in patched if p.exists())
     export_tables(built, tmp_path / "full")
     _same_files(tmp_path / "incremental", tmp_path / "full")
     _same_as_the_views(built, tmp_path / "incremental")
