@@ -176,6 +176,8 @@ def _history_runs(
     :data:`CHUNK` at a time (found by one read of ``runs``), or by day when they are many."""
     if days is None:
         return [export_reads.RunFilter(since=since)]
+    if not days:
+        return []
     ids = export_reads.run_ids_of_days(conn, days)
     if len(ids) > RUN_IDS_MAX:
         return [export_reads.RunFilter(days=tuple(days))]

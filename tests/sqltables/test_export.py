@@ -285,3 +285,14 @@ def test_a_damaged_file_is_rewritten_whole_instead_of_patched(
     assert export_tables(built, tmp_path / "incremental", overlap=timedelta(0)).incremental
     export_tables(built, tmp_path / "full")
     _same_files(tmp_path / "incremental", tmp_path / "full")
+
+
+def test_an_incremental_export_with_nothing_changed_rewrites_nothing(
+    built: Engine, tmp_path: Path
+) -> None:
+    export_tables(built, tmp_path, overlap=timedelta(0))
+    before = _files(tmp_path)
+    again = export_tables(built, tmp_path, overlap=timedelta(0))
+    assert again.incremental and again.files == 0 and sum(again.rows.values()) == 0
+    assert _files(tmp_path) == before
+    _same_as_the_views(built, tmp_path)
