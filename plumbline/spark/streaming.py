@@ -87,6 +87,94 @@ def _scala_options(options: Any, keys: tuple[str, ...]) -> dict[str, str]:
 
 
 _KAFKA_KEYS = (_KAFKA_OPTION, "subscribe", "assign", "subscribePattern", "topic")
+_OPTIONS_CLASS = "org.apache.spark.sql.util.CaseInsensitiveStringMap"
+KAFKA_TABLE = "KafkaTable"  # the Kafka connector's table (`KafkaSourceProvider.KafkaTable`)
+
+
+@dataclass
+class StreamSource:
+    """What naming needs of a streaming source leaf: its stream's class and its options."""
+
+    stream: str  # the SparkDataStream's simple class name (`KafkaMicroBatchStream`...)
+    options: dict[str, str]  # the Kafka keys among the source's options
+
+
+@dataclass
+class StreamSink:
+    """What naming needs of a micro-batch write: its table's name and class, its options."""
+
+    table: str  # the sink table's `name()` (`KafkaTable`, `MemorySink`...)
+    table_class: str  # the sink table's simple class name
+    options: dict[str, str]  # the Kafka keys among `writeOptions`
+
+
+def describe_source(jvm_leaf: Any) -> StreamSource:
+    """A streaming DataSource V2 leaf's stream class and options, on every Spark line.
+
+    4.x: the options of the leaf's relation (`StreamingDataSourceV2ScanRelation.relation`) or of
+    the leaf itself. 3.5's `StreamingDataSourceV2Relation` has no options: they are the ones its
+    scan was built with (the scan's own `CaseInsensitiveStringMap` field; Kafka's `KafkaScan`
+    keeps them, as the rate source's scan does), else the stream's.
+    """
+    stream = jvm_leaf.stream()
+    relation = (
+        jvm_leaf.relation() if jvm.simple_name(jvm_leaf).endswith("ScanRelation") else jvm_leaf
+    )
+    try:
+        options = relation.options()
+    except Exception:  # py4j's error: 3.5's relation has no options()
+        options = _options_field(jvm_leaf.scan()) or _options_field(stream)
+    found = _scala_options(options, _KAFKA_KEYS) if options is not None else {}
+    return StreamSource(jvm.simple_name(stream), found)
+
+
+def _options_field(obj: Any) -> Any | None:
+    """The first `CaseInsensitiveStringMap` field an object of Spark's keeps (through reflection)."""
+    if obj is None:
+        return None
+    cls = obj.getClass()
+    while cls is not None:
+        for declared in cls.getDeclaredFields():
+            if str(declared.getType().getName()) == _OPTIONS_CLASS:
+                declared.setAccessible(True)
+                return declared.get(obj)
+        cls = cls.getSuperclass()
+    return None
+
+
+def describe_sink(cmd: Any) -> StreamSink:
+    """A V2 micro-batch write's (`WriteToMicroBatchDataSource`) table and Kafka options.
+
+    Its `table` is the sink table itself on 3.5 and a relation over it on 4.x; either has a name.
+    """
+    table = cmd.table()
+    inner = table
+    try:
+        inner = table.table()  # 4.x: a DataSourceV2Relation over the table
+    except Exception:  # py4j's error: 3.5's table is the sink table itself
+        pass
+    return StreamSink(
+        str(table.name()), jvm.simple_name(inner), _scala_options(cmd.writeOptions(), _KAFKA_KEYS)
+    )
+
+
+def kafka_sources(source: StreamSource) -> list[DatasetId]:
+    """The topics a streaming source reads, if it is Kafka's.
+
+    Only a Kafka stream (`KafkaMicroBatchStream`, `KafkaContinuousStream`) names topics: another
+    source given the same options (a rate source with `subscribe`) reads no Kafka topic.
+    """
+    if not source.stream.startswith("Kafka"):
+        return []
+    return kafka_datasets(source.options, sink=False)
+
+
+def kafka_sink(sink: StreamSink) -> DatasetId | None:
+    """The topic a micro-batch write writes, if its sink is Kafka's (and names one topic)."""
+    if KAFKA_TABLE not in (sink.table, sink.table_class):
+        return None  # another V2 sink given Kafka options writes no Kafka topic
+    found = kafka_datasets(sink.options, sink=True)
+    return found[0] if found else None
 
 
 def sink_output(cmd: Any, name: str) -> DatasetFacts | None:
@@ -97,24 +185,14 @@ def sink_output(cmd: Any, name: str) -> DatasetFacts | None:
             return None  # ForeachBatchSink, memory, console: the writes inside are the outputs
         dataset = from_location(location)
         return DatasetFacts(dataset, source_uri=dataset.namespace)
-    options = _scala_options(cmd.writeOptions(), _KAFKA_KEYS)
-    found = kafka_datasets(options, sink=True)
-    return DatasetFacts(found[0], source_uri=found[0].namespace) if found else None
+    topic = kafka_sink(describe_sink(cmd))
+    return DatasetFacts(topic, source_uri=topic.namespace) if topic is not None else None
 
 
 def source_datasets(jvm_leaf: Any) -> list[DatasetFacts]:
-    """The datasets of a streaming DataSource V2 relation (Kafka topics).
-
-    Only a Kafka stream (`KafkaMicroBatchStream`, `KafkaContinuousStream`) names topics: another
-    source given the same options (a rate source with `subscribe`) reads no Kafka topic.
-    """
-    if not jvm.simple_name(jvm_leaf.stream()).startswith("Kafka"):
-        return []
-    relation = (
-        jvm_leaf.relation() if jvm.simple_name(jvm_leaf).endswith("ScanRelation") else jvm_leaf
-    )
-    options = _scala_options(relation.options(), _KAFKA_KEYS)
-    return [DatasetFacts(d, source_uri=d.namespace) for d in kafka_datasets(options, sink=False)]
+    """The datasets of a streaming DataSource V2 relation (Kafka topics)."""
+    found = kafka_sources(describe_source(jvm_leaf))
+    return [DatasetFacts(d, source_uri=d.namespace) for d in found]
 
 
 def batch_of(qe: Any) -> str | None:

@@ -31,6 +31,7 @@ public class PlumblinePlanJson {
     private final java.util.HashSet castNames = new java.util.HashSet();
     private final java.util.HashSet specialNames = new java.util.HashSet();
     private final java.util.HashMap simpleNames = new java.util.HashMap();
+    // a class's constructor parameter positions by name
     private final java.util.HashMap fieldIndex = new java.util.HashMap();
 
     public PlumblinePlanJson() throws Exception {
@@ -544,17 +545,16 @@ public class PlumblinePlanJson {
     /** The value of the constructor parameter `key` (an Option's content), or null. */
     private Object field(org.apache.spark.sql.catalyst.trees.TreeNode node, String key) throws Exception {
         Class cls = node.getClass();
-        String cacheKey = cls.getName() + "\u0000" + key;
-        Integer index = (Integer) fieldIndex.get(cacheKey);
-        if (index == null) {
+        java.util.HashMap positions = (java.util.HashMap) fieldIndex.get(cls);
+        if (positions == null) {
+            positions = new java.util.HashMap();
             String[] keys = names(cls);
-            int found = -1;
-            for (int i = 0; i < keys.length; i++) if (keys[i].equals(key)) found = i;
-            index = Integer.valueOf(found);
-            fieldIndex.put(cacheKey, index);
+            for (int i = 0; i < keys.length; i++) positions.put(keys[i], Integer.valueOf(i));
+            fieldIndex.put(cls, positions);
         }
+        Integer index = (Integer) positions.get(key);
+        if (index == null) return null;
         int i = index.intValue();
-        if (i < 0) return null;
         int arity = node.productArity();
         Object value = i < arity ? node.productElement(i) : node.otherCopyArgs().apply(i - arity);
         if (value instanceof scala.Option) {
