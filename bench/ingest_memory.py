@@ -6,13 +6,17 @@ started from each source tree in turn on a fresh database. Its peak RSS, until e
 normalized (the writer's caches fill then), is read from
 ``/proc/PID/status`` (``VmHWM``, reset through ``/proc/PID/clear_refs`` before each scenario) and
 printed as MiB over the RSS it had before the scenario, and as a multiple of the bytes posted.
-Clients honour ``503`` + ``Retry-After`` (the ingestion memory budget's backpressure) and post
-again until every batch is accepted: the figures say how many 503s that took and how long.
+The absolute peak (``VmHWM``, base included) is printed too, to compare with the bound
+docs/reference.md ("Ingestion memory") states. Clients honour ``503`` + ``Retry-After`` (the
+ingestion memory budget's backpressure) and post again until every batch is accepted: the
+figures say how many 503s that took and how long. ``--in-turn N`` adds a scenario of the same
+N batches posted one after another by one client (what N at once is compared with).
 Events are bench/ingest.py's (a Spark action's shape, 20-field schema, column lineage).
 
     .venv/bin/python bench/ingest_memory.py                         # this checkout only
     git worktree add /tmp/plumbline-before <commit>                 # an older version
     .venv/bin/python bench/ingest_memory.py --before /tmp/plumbline-before --backend postgresql
+    .venv/bin/python bench/ingest_memory.py --at-once 1 4 8 --in-turn 8
 
 The load average is printed with every figure: compare versions in one run, not across runs.
 """
@@ -109,6 +113,7 @@ def post(url: str, body: bytes, posted: Posted) -> None:
 @dataclass
 class Figure:
     peak_mib: float  # peak RSS over the RSS before the scenario
+    absolute_mib: float  # peak RSS (VmHWM), the server's base included
     per_byte: float  # that, per byte posted at once
     resident_after_mib: float  # RSS over the start, once the scenario is done
     refusals: int
@@ -117,17 +122,28 @@ class Figure:
     load: str
 
 
-def scenario(url: str, pid: int, bodies: list[bytes], db_url: str) -> Figure:
-    """Post ``bodies`` at once, one client each; the server's peak RSS meanwhile and until its
-    normalizer has written them into the lineage tables (where the writer's caches fill)."""
+def in_turn(url: str, bodies: list[bytes], results: list[Posted]) -> None:
+    """POST ``bodies`` one after another, each once the one before is accepted."""
+    for body, posted in zip(bodies, results, strict=True):
+        post(url, body, posted)
+
+
+def scenario(url: str, pid: int, bodies: list[bytes], db_url: str, at_once: bool = True) -> Figure:
+    """Post ``bodies`` at once, one client each (else one after another, ``at_once`` False);
+    the server's peak RSS meanwhile and until its normalizer has written them into the lineage
+    tables (where the writer's caches fill)."""
     time.sleep(1.0)
     _reset_peak(pid)
     before = _status(pid, "VmRSS")
     results = [Posted() for _ in bodies]
-    threads = [
-        threading.Thread(target=post, args=(url, body, r))
-        for body, r in zip(bodies, results, strict=True)
-    ]
+    threads = (
+        [
+            threading.Thread(target=post, args=(url, body, r))
+            for body, r in zip(bodies, results, strict=True)
+        ]
+        if at_once
+        else [threading.Thread(target=in_turn, args=(url, bodies, results))]
+    )
     started = time.monotonic()
     for thread in threads:
         thread.start()
@@ -137,11 +153,13 @@ def scenario(url: str, pid: int, bodies: list[bytes], db_url: str) -> Figure:
     assert all(r.status == 201 for r in results), [r.status for r in results]
     wait_normalized(db_url)
     normalized = time.monotonic() - started
-    peak = _status(pid, "VmHWM") - before
+    highest = _status(pid, "VmHWM")
+    peak = highest - before
     time.sleep(2.0)
     after = _status(pid, "VmRSS") - before
     return Figure(
         peak / MIB,
+        highest / MIB,
         peak / sum(len(body) for body in bodies),
         after / MIB,
         sum(r.refusals for r in results),
@@ -154,17 +172,22 @@ def scenario(url: str, pid: int, bodies: list[bytes], db_url: str) -> Figure:
 SCENARIOS = {1: "1 batch", 4: "4 at once", 8: "8 at once"}
 
 
+def scenario_names(at_once: list[int], in_turn: int) -> list[str]:
+    return [SCENARIOS[n] for n in at_once] + ([f"{in_turn} in turn"] if in_turn else [])
+
+
 def measure(
-    tree: Path, backend: str, bodies: list[bytes], scenarios: list[int]
+    tree: Path, backend: str, bodies: list[bytes], scenarios: list[int], in_turn: int
 ) -> dict[str, Figure]:
     """Each scenario on its own server (a fresh process: what one left resident is not counted
     in the next)."""
     figures: dict[str, Figure] = {}
-    for name, posted in (
-        (SCENARIOS[n], bodies[:1] if n == 1 else bodies[1 : n + 1]) for n in scenarios
-    ):
+    runs = [(SCENARIOS[n], bodies[:1] if n == 1 else bodies[1 : n + 1], True) for n in scenarios]
+    if in_turn:
+        runs.append((f"{in_turn} in turn", bodies[1 : in_turn + 1], False))
+    for name, posted, at_once in runs:
         with fresh_database(backend, migrate=False) as db_url, server(tree, db_url) as (url, pid):
-            figures[name] = scenario(url, pid, posted, db_url)
+            figures[name] = scenario(url, pid, posted, db_url, at_once)
     return figures
 
 
@@ -180,25 +203,35 @@ def main() -> None:
         default=sorted(SCENARIOS),
         help="which scenarios: batches posted at once (default 1 4 8)",
     )
+    parser.add_argument(
+        "--in-turn",
+        type=int,
+        default=0,
+        choices=range(9),
+        metavar="N",
+        help="also post N batches one after another (up to 8; default none)",
+    )
     args = parser.parse_args()
     bodies = [max_batch(client) for client in range(9)]
     body = bodies[0]
     print(f"batch: {len(body) / MIB:.2f} MiB, {body.count(b'schemaURL')} events; {args.backend}")
     trees = {"after": ROOT} if args.before is None else {"before": args.before, "after": ROOT}
     results = {
-        name: measure(tree, args.backend, bodies, args.at_once) for name, tree in trees.items()
+        name: measure(tree, args.backend, bodies, args.at_once, args.in_turn)
+        for name, tree in trees.items()
     }
     print(
-        f"{'scenario':<10} {'version':<7} {'peak MiB':>9} {'x posted':>9} "
+        f"{'scenario':<10} {'version':<7} {'peak MiB':>9} {'VmHWM':>7} {'x posted':>9} "
         f"{'kept MiB':>9} {'503s':>5} {'seconds':>8} {'normalized':>10}  load"
     )
-    for name in (SCENARIOS[n] for n in args.at_once):
+    for name in scenario_names(args.at_once, args.in_turn):
         for version, figures in results.items():
             f = figures[name]
             print(
-                f"{name:<10} {version:<7} {f.peak_mib:>9.1f} {f.per_byte:>9.1f} "
-                f"{f.resident_after_mib:>9.1f} {f.refusals:>5} {f.seconds:>8.1f} "
-                f"{f.normalized:>10.1f}  {f.load}"
+                f"{name:<10} {version:<7} {f.peak_mib:>9.1f} {f.absolute_mib:>7.1f} "
+                f"{f.per_byte:>9.1f} {f.resident_after_mib:>9.1f} {f.refusals:>5} "
+                f"{f.seconds:>8.1f} {f.normalized:>10.1f}  {f.load}",
+                flush=True,
             )
         if "before" in results:
             ratio = results["after"][name].peak_mib / max(results["before"][name].peak_mib, 0.1)

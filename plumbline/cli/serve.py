@@ -63,8 +63,8 @@ from plumbline.store import default_db_url, is_sqlite
     "--ingest-memory-bytes",
     type=int,
     default=None,
-    help="Memory all concurrent POST /api/v1/lineage requests may hold; beyond it they get "
-    "503 + Retry-After (default 512 MiB).",
+    help="Memory all concurrent POST /api/v1/lineage requests and the normalizer may hold; "
+    "beyond it requests wait up to 3 s, then get 503 + Retry-After (default 512 MiB).",
 )
 @click.option(
     "--access-log/--no-access-log",

@@ -299,7 +299,7 @@ def _ingest_memory_bytes(given: int | None, file_config: dict[str, Any], body_li
     if value < least:
         raise ConfigError(
             f"ingest_memory_bytes must be at least {least} (what one request of "
-            f"max_body_bytes {body_limit} may hold), not {value}"
+            f"max_body_bytes {body_limit} may hold, and the normalizer's share), not {value}"
         )
     if value > INGEST_MEMORY_BYTES_LIMIT:
         raise ConfigError(

@@ -59,11 +59,19 @@ class FieldError:
 class APIError(PlumblineError):
     """An error answered to the client as JSON with a 4xx/5xx status."""
 
-    def __init__(self, status: int, message: str, errors: list[FieldError] | None = None) -> None:
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        errors: list[FieldError] | None = None,
+        *,
+        retry_after: int | None = None,
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
         self.errors = errors or []
+        self.retry_after = retry_after  # seconds, for a 503 (else RETRY_AFTER_SECONDS)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -86,7 +94,9 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(APIError)
     async def _api_error(_request: Request, exc: APIError) -> JSONResponse:
         return JSONResponse(
-            exc.to_json(), status_code=exc.status, headers=_auth_headers(exc.status)
+            exc.to_json(),
+            status_code=exc.status,
+            headers=_auth_headers(exc.status, exc.retry_after),
         )
 
     @app.exception_handler(StarletteHTTPException)
@@ -144,12 +154,12 @@ def allowed_methods(routes: list[Any], scope: Scope) -> set[str]:
     return found
 
 
-def _auth_headers(status: int) -> dict[str, str] | None:
+def _auth_headers(status: int, retry_after: int | None = None) -> dict[str, str] | None:
     """Headers an error of ``status`` needs: how to authenticate (401), when to retry (503)."""
     if status == 401:
         return {"WWW-Authenticate": "Bearer"}
     if status == 503:
-        return {"Retry-After": str(RETRY_AFTER_SECONDS)}
+        return {"Retry-After": str(retry_after or RETRY_AFTER_SECONDS)}
     return None
 
 

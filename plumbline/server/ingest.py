@@ -11,8 +11,8 @@ use).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
-from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
@@ -45,6 +45,7 @@ from plumbline.server.ingest_budget import (
     PARSE_COST,
     RECEIVE_COST,
     SPLIT_COST,
+    Handover,
     IngestBudget,
     Reservation,
     request_cost,
@@ -133,7 +134,7 @@ async def _read_body(request: Request, limit: int, held: Reservation) -> bytes:
         if int(declared) > limit:
             raise APIError(413, f"the body is over the limit of {limit} bytes")
         if request.headers.get("content-encoding", "identity").strip().lower() == "identity":
-            held.reserve_up_to(request_cost(int(declared)))  # all it will hold, unread yet
+            await _reserve_waiting(held, request_cost(int(declared)))  # all it will hold
     chunks: list[bytes] = []
     received = 0
     async for chunk in request.stream():
@@ -143,6 +144,17 @@ async def _read_body(request: Request, limit: int, held: Reservation) -> bytes:
         held.reserve_up_to(RECEIVE_COST * received)  # beyond what was declared
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+async def _reserve_waiting(held: Reservation, total: int) -> None:
+    """Hold ``total`` bytes in all, at once when they fit, else after waiting in line for them
+    in a worker thread (a 503 when the wait is over and they still do not fit)."""
+    try:
+        held.reserve_up_to(total)
+    except APIError as exc:
+        if exc.status != 503:
+            raise
+        await run_in_threadpool(functools.partial(held.reserve_up_to, total, wait=True))
 
 
 def ingest_body(
@@ -158,7 +170,7 @@ def ingest_body(
     try:
         compressed = (encoding or "identity").strip().lower() not in ("", "identity")
         if compressed:  # decompression may hold this much before its size is known
-            held.reserve_up_to(held.held + DECOMPRESS_COST * settings.max_body_bytes)
+            held.reserve_up_to(held.held + DECOMPRESS_COST * settings.max_body_bytes, wait=True)
         text = decompress(body, encoding, settings.max_body_bytes)
         split = split_body(text)
     except BodyTooLargeError as exc:
@@ -172,7 +184,8 @@ def ingest_body(
     held.reserve_up_to(
         RECEIVE_COST * len(body)
         + (DECOMPRESS_COST * len(text) if compressed else 0)
-        + (SPLIT_COST + PARSE_COST) * len(text)
+        + (SPLIT_COST + PARSE_COST) * len(text),
+        wait=True,
     )  # before any event is stored: a 503 leaves nothing behind
     ingestion = _Ingestion(engine, settings, principal)
     if whole:
@@ -250,9 +263,10 @@ class _Ingestion:
                 parsed = _enriched(self.settings, parsed)
             self.accepted.append(parsed)
 
-    def store(self, normalized: Callable[[], None]) -> None:
+    def store(self, normalized: Handover) -> None:
         """Store the events taken since the last call, in one transaction, and let them go;
-        ``normalized()`` is called once the normalizer is done with them (at once if none)."""
+        ``normalized`` gives their memory back as the normalizer lets them go (all of it at
+        once if none is stored)."""
         accepted, self.accepted = self.accepted, []
         if not accepted or not self.settings.store:
             normalized()
@@ -272,7 +286,11 @@ class _Ingestion:
 
         if settings.store:
             result = writer_for(self.engine).accept(
-                accepted, token_name=self.principal.name, on_stored=queue, normalized=normalized
+                accepted,
+                token_name=self.principal.name,
+                on_stored=queue,
+                normalized=normalized,
+                progress=normalized.progress,
             )
             self.stored += len(result.stored)
             self.duplicates += result.duplicates

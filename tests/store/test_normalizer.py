@@ -4,21 +4,26 @@ others (SQLite and PostgreSQL)."""
 
 from __future__ import annotations
 
+import gc
+import json
 import threading
 import uuid
+import weakref
 from datetime import UTC, datetime
 
 import pytest
 import sqlalchemy as sa
 from poisoned_jobs import poison_job
 from sqlalchemy.engine import Engine
-from store_summary import counts, dataset, run_event
+from store_summary import GOLDEN_DIR, counts, dataset, load_golden, run_event, summary
 from table_locks import table_locked
 
-from plumbline.openlineage import parse_event
+from plumbline.openlineage import ParsedEvent, parse_event
 from plumbline.server.fresh_reads import wait_until_normalized
 from plumbline.store.write import NormalizeError, StoreWriter, normalizer, writer_for
 from plumbline.store.write.events import store_raw_events
+
+GOLDEN_EXPECTED = json.loads((GOLDEN_DIR / "shop_pipeline.expected.json").read_text())
 
 
 def _run(job: str) -> list[dict]:
@@ -127,3 +132,34 @@ def test_accepting_waits_while_too_many_events_wait_for_normalization(
     assert not late.is_alive()
     assert wait_until_normalized(pg_engine, writer, 30) == 0
     assert _jobs(pg_engine) == ["first", "second"]
+
+
+def test_a_large_write_is_normalized_in_parts_and_each_part_let_go(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ingestion memory (issue 15 item 3): a write larger than a group is normalized a part at a
+    time (here one event per part), to the very lineage one group writes (the golden store),
+    and each part's events are let go before its progress is reported."""
+    monkeypatch.setattr(normalizer, "MAX_GROUP_BYTES", 1)
+    released = threading.Event()  # the caller holds none of the events any more
+    reports: list[tuple[int, int, int]] = []  # (done, total, events of the parts done alive)
+    alive: list[weakref.ref[ParsedEvent]] = []
+
+    def progress(done: int, total: int) -> None:
+        released.wait(30)
+        gc.collect()
+        reports.append((done, total, sum(ref() is not None for ref in alive[:done])))
+
+    normalized = threading.Event()
+    events = [parse_event(document) for document in load_golden("shop_pipeline.json")]
+    alive.extend(weakref.ref(parsed) for parsed in events)
+    stored = StoreWriter(engine).accept(events, normalized=normalized.set, progress=progress)
+    assert (len(stored.stored), stored.duplicates) == (9, 1)
+    alive[:] = [ref for ref in alive if any(ref() is s for s in stored.stored)]
+    del events, stored
+    released.set()
+    assert normalized.wait(60)
+    assert reports == [(done, 9, 0) for done in range(1, 10)]
+    actual = summary(engine)
+    for section, expected in GOLDEN_EXPECTED.items():
+        assert actual[section] == expected, f"section {section!r} differs"

@@ -3,10 +3,11 @@
 Other packages use the names and modules in ``__all__``; the other modules are internal to the
 store."""
 
-from plumbline.store.write.normalizer import NormalizeError
+from plumbline.store.write.normalizer import MAX_GROUP_BYTES, NormalizeError
 from plumbline.store.write.writer import StoreWriter, WriteResult, writer_for
 
 __all__ = [
+    "MAX_GROUP_BYTES",  # the events' JSON the normalizer writes in one transaction, at most
     "NormalizeError",
     "StoreWriter",
     "WriteResult",

@@ -2,10 +2,13 @@
 
 Ingestion answers once an event is stored raw and marked pending (:mod:`.events`). The writer
 then hands the parsed events to this thread, which takes whatever has queued up (up to
-``MAX_GROUP_EVENTS``) and, in one transaction per group, claims the events (deletes their
-pending rows: one already gone was done by another process) and normalizes them. Groups are as
-large as the backlog, so the fixed cost of a write (its twenty-odd statements) is shared by many
-events when events arrive faster than they are written, which is when it matters.
+``MAX_GROUP_EVENTS`` events and ``MAX_GROUP_BYTES`` of their JSON) and, in one transaction per
+group, claims the events (deletes their pending rows: one already gone was done by another
+process) and normalizes them. Groups are as large as the backlog, so the fixed cost of a write
+(its twenty-odd statements) is shared by many events when events arrive faster than they are
+written, which is when it matters. A large request is normalized in parts of that size, each
+let go (and reported to its ``progress`` callback) once written: what normalization holds
+besides the events waiting is one group's working set, whatever the size of the requests.
 
 Failures lose nothing. Deadlocks and serialization failures are retried. When the database is
 unreachable the events stay pending in the database and are picked up again later. Any other
@@ -23,7 +26,7 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -44,12 +47,15 @@ from plumbline.store.write.cache import WriteCache
 from plumbline.store.write.conflicts import Conflict
 from plumbline.store.write.context import as_utc
 from plumbline.store.write.normalize import normalize
-from plumbline.store.write.transactions import KeptConnection, take_group, with_retries
+from plumbline.store.write.transactions import KeptConnection, with_retries
 from plumbline.store.write.upsert import is_sqlite_connection
 
 logger = logging.getLogger(__name__)
 
 MAX_GROUP_EVENTS = 2000
+# a group's events' canonical JSON, at most (a single larger event is a group of its own): what
+# one transaction's working set grows with (bench/ingest_memory.py)
+MAX_GROUP_BYTES = 2 * 1024 * 1024
 # events handed over but not yet normalized, at most: past this, accepting waits (backpressure),
 # so that a producer faster than normalization slows down instead of filling the memory
 MAX_QUEUED_EVENTS = 5 * MAX_GROUP_EVENTS
@@ -70,14 +76,82 @@ class NormalizeError(StoreError):
     """Events were stored but could not be normalized; they are kept, marked failed."""
 
 
+Progress = Callable[[int, int], None]  # (events normalized so far, events submitted)
+
+
+class _Parts:
+    """One submission normalized in parts: completes its future once every part is done, and
+    reports progress after each."""
+
+    def __init__(
+        self, parts: int, events: int, done: Future[None] | None, progress: Progress | None
+    ) -> None:
+        self.left = parts
+        self.events = events
+        self.normalized = 0
+        self.errors: list[str] = []
+        self.problem: BaseException | None = None
+        self.done = done
+        self.progress = progress
+        self._lock = threading.Lock()
+
+    def finish(self, events: int, errors: list[str], problem: BaseException | None) -> None:
+        """A part of ``events`` events is done (``errors``: those that failed; ``problem``:
+        the database failed it)."""
+        with self._lock:
+            self.left -= 1
+            self.normalized += events
+            self.errors.extend(errors)
+            self.problem = self.problem or problem
+            last, normalized = self.left == 0, self.normalized
+        if self.progress is not None:
+            try:
+                self.progress(normalized, self.events)
+            except Exception:  # a caller's bookkeeping must not stop the normalizer
+                logger.exception("a normalization progress callback failed")
+        if not last or self.done is None:
+            return
+        if self.problem is not None:
+            self.done.set_exception(self.problem)
+        elif self.errors:
+            self.done.set_exception(
+                NormalizeError(
+                    f"{len(self.errors)} event(s) could not be normalized: {self.errors[0]}"
+                )
+            )
+        else:
+            self.done.set_result(None)
+
+
 @dataclass
 class _Work:
     items: list[Item]
-    done: Future[None] | None = field(default=None)
+    parts: _Parts | None = field(default=None)
+    size: int = 0  # the items' canonical JSON, bytes
+
+    @property
+    def waited_for(self) -> bool:
+        return self.parts is not None and self.parts.done is not None
 
 
-def _item_count(work: _Work) -> int:
-    return len(work.items)
+# a part done: its submission, its events, those that failed, the database's failure
+_Finished = tuple[_Parts, int, list[str], BaseException | None]
+
+
+def _parts(items: list[Item]) -> Iterator[tuple[list[Item], int]]:
+    """``items`` in order, in parts of at most ``MAX_GROUP_EVENTS`` events and
+    ``MAX_GROUP_BYTES`` of JSON (an event larger than that alone); each with its size."""
+    part: list[Item] = []
+    size = 0
+    for item in items:
+        length = len(item[1].canonical)
+        if part and (len(part) >= MAX_GROUP_EVENTS or size + length > MAX_GROUP_BYTES):
+            yield part, size
+            part, size = [], 0
+        part.append(item)
+        size += length
+    if part:
+        yield part, size
 
 
 class Normalizer:
@@ -93,6 +167,7 @@ class Normalizer:
         self.cache = cache
         self._write_lock = write_lock  # SQLite's single writer: one write at a time
         self._queue: queue.SimpleQueue[_Work] = queue.SimpleQueue()
+        self._carried: _Work | None = None  # taken from the queue, but over a group's limit
         self._running = False
         self._lock = threading.Lock()
         self._queued = 0  # events in the queue or being normalized
@@ -104,10 +179,16 @@ class Normalizer:
         # their blast radius); errors are logged, never raised
         self.on_alerts: Callable[[Connection, list[int]], None] | None = None
 
-    def submit(self, items: list[Item], done: Future[None] | None = None) -> None:
-        """Normalize ``items`` (stored and pending); ``done`` completes once they are, with a
-        :class:`NormalizeError` if any could not be. Waits while ``MAX_QUEUED_EVENTS`` are
-        already queued."""
+    def submit(
+        self,
+        items: list[Item],
+        done: Future[None] | None = None,
+        progress: Progress | None = None,
+    ) -> None:
+        """Normalize ``items`` (stored and pending), in parts of at most a group's size;
+        ``done`` completes once they are, with a :class:`NormalizeError` if any could not be;
+        ``progress(normalized, len(items))`` is called after each part. Waits while
+        ``MAX_QUEUED_EVENTS`` are already queued."""
         if not items:
             if done is not None:
                 done.set_result(None)
@@ -116,7 +197,10 @@ class Normalizer:
             # a full queue has a running thread: it ends only once the queue is empty
             self._room.wait_for(lambda: self._queued < MAX_QUEUED_EVENTS)
             self._queued += len(items)
-        self._queue.put(_Work(items, done))
+        parts = list(_parts(items))
+        tracker = _Parts(len(parts), len(items), done, progress)
+        for part, size in parts:
+            self._queue.put(_Work(part, tracker, size))
         self.start()  # after the put: a thread about to end sees the work, or a new one starts
 
     def start(self) -> None:
@@ -134,7 +218,8 @@ class Normalizer:
         recover_before: datetime | None = idle_since  # at start: whatever is pending
         while True:
             try:
-                first = self._queue.get(timeout=RECOVER_SECONDS)
+                first = self._carried or self._queue.get(timeout=RECOVER_SECONDS)
+                self._carried = None
             except queue.Empty:
                 now = datetime.now(UTC)
                 before = recover_before or now - timedelta(seconds=RECOVER_SECONDS)
@@ -150,37 +235,60 @@ class Normalizer:
                         kept.close()
                         return
                 continue
-            if first.done is None and len(first.items) < MAX_GROUP_EVENTS:
+            if not first.waited_for and len(first.items) < MAX_GROUP_EVENTS:
                 time.sleep(LINGER_SECONDS)  # let a trickle of small requests make one group
-            group, size = take_group(self._queue, first, _item_count, MAX_GROUP_EVENTS)
+            group = self._group(first)
+            size = sum(len(work.items) for work in group)
             try:
-                self._serve(group, kept)
+                finished = self._serve(group, kept)
             finally:
                 with self._room:
                     self._queued -= size
                     self._room.notify_all()
+            # let the events go before saying so: their memory is what ingestion's budget
+            # gives back when told
+            del first, group
+            for parts, events, errors, problem in finished:
+                parts.finish(events, errors, problem)
+            del finished
             idle_since = datetime.now(UTC)
 
-    def _serve(self, group: list[_Work], kept: KeptConnection) -> None:
+    def _group(self, first: _Work) -> list[_Work]:
+        """``first`` and the work queued after it, up to a group's limits (the work that would
+        pass them is carried over to the next group)."""
+        group, events, size = [first], len(first.items), first.size
+        while True:
+            try:
+                work = self._queue.get_nowait()
+            except queue.Empty:
+                return group
+            events += len(work.items)
+            size += work.size
+            if events > MAX_GROUP_EVENTS or size > MAX_GROUP_BYTES:
+                self._carried = work
+                return group
+            group.append(work)
+
+    def _serve(self, group: list[_Work], kept: KeptConnection) -> list[_Finished]:
+        """Normalize ``group``; what to tell each submission it came from, once let go."""
+        problem: BaseException | None = None
+        failed: dict[int, str] = {}
         try:
             failed = self._normalize([item for work in group for item in work.items], kept)
         except Exception as exc:  # the database is out of reach: the events stay pending
             events = sum(len(work.items) for work in group)
             logger.warning("normalizing %d events failed, left pending: %s", events, exc)
-            for work in group:
-                if work.done is not None:
-                    work.done.set_exception(exc)
-            return
-        for work in group:
-            if work.done is None:
-                continue
-            errors = [failed[event_id] for event_id, _ in work.items if event_id in failed]
-            if errors:
-                work.done.set_exception(
-                    NormalizeError(f"{len(errors)} event(s) could not be normalized: {errors[0]}")
-                )
-            else:
-                work.done.set_result(None)
+            problem = exc
+        return [
+            (
+                work.parts,
+                len(work.items),
+                [failed[event_id] for event_id, _ in work.items if event_id in failed],
+                problem,
+            )
+            for work in group
+            if work.parts is not None
+        ]
 
     def _normalize(self, items: list[Item], kept: KeptConnection) -> dict[int, str]:
         """Normalize ``items``, splitting around the ones that fail; those ones' errors by id.

@@ -36,7 +36,7 @@ from sqlalchemy.engine import Connection, Engine
 from plumbline.openlineage import ParsedEvent
 from plumbline.store.write.cache import WriteCache
 from plumbline.store.write.events import store_raw_events
-from plumbline.store.write.normalizer import Item, Normalizer
+from plumbline.store.write.normalizer import Item, Normalizer, Progress
 from plumbline.store.write.transactions import KeptConnection, take_group, with_retries
 
 logger = logging.getLogger(__name__)
@@ -63,6 +63,7 @@ class _Request:
     token_name: str | None
     on_stored: OnStored | None
     wait_normalized: bool
+    progress: Progress | None = None
     future: Future[tuple[WriteResult, Future[None] | None]] = field(default_factory=Future)
 
 
@@ -97,6 +98,7 @@ class StoreWriter:
         token_name: str | None = None,
         on_stored: OnStored | None = None,
         normalized: Callable[[], None] | None = None,
+        progress: Progress | None = None,
     ) -> WriteResult:
         """Store ``events`` raw in one transaction (duplicates are skipped) and queue the new
         ones for normalization; returns once they are stored.
@@ -104,12 +106,13 @@ class StoreWriter:
         ``on_stored(connection, stored)`` runs inside the same transaction (e.g. to queue the
         events for forwarding), so either everything is stored or nothing. ``normalized()`` is
         called once the normalizer is done with the events (whatever the outcome; ingestion
-        gives their memory back to its budget then), or when the write fails. Blocks until
-        stored; raises what the write raised.
+        gives their memory back to its budget then), or when the write fails;
+        ``progress(done, stored)`` after each part the normalizer has written and let go.
+        Blocks until stored; raises what the write raised.
         """
         try:
             result, done = self._submit(
-                events, token_name, on_stored, wait_normalized=normalized is not None
+                events, token_name, on_stored, normalized is not None, progress
             )
         except BaseException:
             if normalized is not None:
@@ -128,7 +131,7 @@ class StoreWriter:
     ) -> WriteResult:
         """:meth:`accept` ``events`` and wait until they are normalized too; raises
         :class:`~.normalizer.NormalizeError` when some could not be (they stay stored)."""
-        result, normalized = self._submit(events, token_name, on_stored, wait_normalized=True)
+        result, normalized = self._submit(events, token_name, on_stored, True)
         if normalized is not None:
             normalized.result()
         return result
@@ -139,8 +142,9 @@ class StoreWriter:
         token_name: str | None,
         on_stored: OnStored | None,
         wait_normalized: bool,
+        progress: Progress | None = None,
     ) -> tuple[WriteResult, Future[None] | None]:
-        request = _Request(list(events), token_name, on_stored, wait_normalized)
+        request = _Request(list(events), token_name, on_stored, wait_normalized, progress)
         lane = self._lanes[_lane_of(request.events, len(self._lanes))]
         lane.queue.put(request)
         with lane.lock:
@@ -165,6 +169,7 @@ class StoreWriter:
                 continue
             group, _ = take_group(lane.queue, first, _event_count, MAX_GROUP_EVENTS)
             self._serve(group, kept)
+            del first, group  # the events are the normalizer's now: hold none of them here
 
     def _serve(self, group: list[_Request], kept: KeptConnection) -> None:
         try:
@@ -181,11 +186,12 @@ class StoreWriter:
             return
         for request, items in zip(group, stored, strict=True):
             normalized: Future[None] | None = Future() if request.wait_normalized else None
-            self.normalizer.submit(items, normalized)
+            self.normalizer.submit(items, normalized, request.progress)
             result = WriteResult(
                 stored=[parsed for _, parsed in items],
                 duplicates=len(request.events) - len(items),
             )
+            request.events = []  # the normalizer lets them go part by part
             request.future.set_result((result, normalized))
 
     def _store_group(self, group: list[_Request], connection: Connection) -> list[list[Item]]:
