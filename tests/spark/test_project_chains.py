@@ -88,6 +88,11 @@ EXTRA: dict[str, Job] = {
         .write.mode("overwrite")
         .parquet(out)
     ),
+    "sql_then_steps": lambda s, f, out: (
+        _steps(s.sql("SELECT order_id, customer_id, amount + 1 AS amount, tags FROM orders"), f, 3)
+        .write.mode("overwrite")
+        .parquet(out)
+    ),
     "selects": lambda s, f, out: (
         _orders(s)
         .select("amount", "order_id", f.concat("tags", f.lit("x")).alias("c"))
@@ -135,6 +140,7 @@ def _lineage_of(captured: Any) -> list[Any]:
         found.append(
             (
                 event["job"]["name"],
+                event["job"]["facets"].get("sql", {}).get("query"),  # `origin_sql` walks down too
                 sorted((d["namespace"], d["name"]) for d in event.get("inputs", [])),
                 [
                     (
@@ -223,6 +229,8 @@ def test_chains_of_steps_give_the_same_lineage_collapsed(
     full, collapsed, chains = _run_both_ways(
         captured, monkeypatch, lambda: EXTRA[name](spark, functions, out)
     )
-    assert full and full[-1][2] and json.loads(full[-1][2][0][2])["fields"]
+    assert full and full[-1][3] and json.loads(full[-1][3][0][2])["fields"]
     assert collapsed == full
     assert chains > 0
+    if name == "sql_then_steps":  # the SQL's projection is in the chain: its text is still found
+        assert "SELECT order_id" in str(collapsed[-1][1])
