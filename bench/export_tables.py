@@ -18,6 +18,7 @@ peak RSS):
     .venv/bin/python bench/export_tables.py --backend postgres
     .venv/bin/python bench/export_tables.py --db /tmp/bench.db --build-only   # build once, keep
     .venv/bin/python bench/export_tables.py --db /tmp/bench.db --before DIR   # old code beside
+    .venv/bin/python bench/export_tables.py --db /tmp/bench.db --verify   # + incremental == full
 """
 
 from __future__ import annotations
@@ -229,6 +230,12 @@ def main() -> None:
     parser.add_argument("--backend", choices=["sqlite", "postgres"], default="sqlite")
     parser.add_argument("--no-spark", action="store_true")
     parser.add_argument(
+        "--verify",
+        action="store_true",
+        help="after the incremental export, a full export of the same store into another folder:"
+        " every file must hold the same rows (read with pyarrow, sorted), file by file",
+    )
+    parser.add_argument(
         "--db",
         help="keep the loaded bench store here for repeated runs (SQLite: a file path;"
         " PostgreSQL: a database name); built when it does not hold the bench data yet."
@@ -264,6 +271,8 @@ def main() -> None:
             try:
                 print(f"--- {label}: code at {code}", flush=True)
                 figures[label] = measure(engine, db_url, shape, work / label, code)
+                if args.verify:
+                    verify(db_url, work / label, code)
             finally:
                 engine.dispose()
                 if pg_name:
@@ -312,6 +321,38 @@ def pg_exists(name: str) -> bool:
         ).first()
     admin.dispose()
     return found is not None
+
+
+def verify(db_url: str, work: Path, code: Path) -> None:
+    """A full export of the store beside the incrementally updated one: the same files, each
+    with the same rows (sorted: rows within a patched file are in no particular order)."""
+    import pyarrow.parquet as pq
+
+    full = work / "full"
+    export(db_url, full, code)
+    incremental = work / "export"
+
+    def files(root: Path) -> set[Path]:
+        return {p.relative_to(root) for p in root.rglob("part-*")}
+
+    names = files(incremental)
+    if names != files(full):
+        raise SystemExit(f"verify: different files: {sorted(names ^ files(full))[:10]}")
+    differ = []
+    for name in sorted(names):
+        if (incremental / name).read_bytes() == (full / name).read_bytes():
+            continue
+        tables = [pq.read_table(root / name) for root in (incremental, full)]
+        keys = [(column, "ascending") for column in tables[0].column_names]
+        if not tables[0].sort_by(keys).equals(tables[1].sort_by(keys)):
+            differ.append(str(name))
+    print(
+        f"verify: incremental vs full export, {len(names)} files:"
+        f" {'identical rows' if not differ else f'{len(differ)} differ: {differ[:10]}'}",
+        flush=True,
+    )
+    if differ:
+        raise SystemExit(1)
 
 
 def measure(
