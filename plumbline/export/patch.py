@@ -33,8 +33,9 @@ def read_part(target: Path, columns: Columns) -> Any | None:
 
     if not target.is_file():
         return None
-    try:
-        old = pq.read_table(target)
+    try:  # the file itself, not pq.read_table (a dataset: more to import and to do)
+        with pq.ParquetFile(target) as file:
+            old = file.read()
     except (OSError, pa.ArrowException):
         return None
     return old if old.schema.equals(arrow_schema(columns)) else None
