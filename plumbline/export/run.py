@@ -12,7 +12,9 @@ Current-state files hold the rows of a range of ids: jobs (``jobs``, the edge ta
 same file.
 Run again, an export rewrites the days of history whose runs were written or pruned since the
 last one (a day's rows are the store's, so a pruned run's rows leave with it), and the files of
-the jobs and datasets those runs touched, or that were updated since. Hiding or showing a
+the jobs and datasets those runs touched, or that were updated since: a Parquet file of which
+few ids changed is patched (those rows read from the store, the others copied from the file,
+:mod:`plumbline.export.patch`), any other is rewritten from the store. Hiding or showing a
 dataset, job or namespace, or a catalog name given to an existing dataset, rewrites everything.
 Each file is moved into place once complete.
 """
@@ -272,10 +274,16 @@ class _TableExport:
         pa, _ = pyarrow_modules()
         return pa.Table.from_batches(list(batches), schema=arrow_schema(self.columns))
 
+    def _worth_patching(self, part: int, changed: int) -> bool:
+        """Whether the file of ``part`` is to be patched: Parquet, there, and at most half of
+        its ids (``changed`` of them) changed."""
+        worth = self.format == "parquet" and changed * 2 <= PART_IDS
+        return worth and (self.folder / self._name(part)).is_file()
+
     def _patchable(self, part: int, changed: int) -> Any | None:
-        """The rows of the file of ``part`` when it is worth patching (``changed`` keys of it,
-        at most half) and can be (Parquet, as this export writes it); else None."""
-        if self.format != "parquet" or changed * 2 > PART_IDS:
+        """The rows of the file of ``part`` when it is worth patching and can be (read back as
+        this export writes it); else None."""
+        if not self._worth_patching(part, changed):
             return None
         return patch.read_part(self.folder / self._name(part), self.columns)
 
@@ -312,15 +320,15 @@ class _TableExport:
         """Patch the files of the changed ``keys`` (their rows read anew, by key, the other
         rows copied); the keys left, whose files are to be rewritten whole."""
         pa, pc = pyarrow_modules()
-        olds = {}
-        for part, ids in _by_part(keys).items():
-            old = self._patchable(part, len(ids))
-            if old is not None:
-                olds[part] = (ids, old)
-        if not olds:
+        candidates = {
+            part: ids
+            for part, ids in _by_part(keys).items()
+            if self._worth_patching(part, len(ids))
+        }
+        if not candidates:
             return keys
         batches, file_keys = [], []
-        wanted = sorted(key for ids, _ in olds.values() for key in ids)
+        wanted = sorted(key for ids in candidates.values() for key in ids)
         for chunk in _chunks(wanted, CHUNK):
             sql, params = export_reads.keyed_statement(self.table, None, chunk, conn.dialect.name)
             for rows in export_reads.stream(conn, sql, params, self.batch_size):
@@ -330,9 +338,12 @@ class _TableExport:
         fresh = self._table(batches)
         parts = pc.divide(pa.chunked_array(file_keys, type=pa.int64()), PART_IDS)
         left = set(keys)
-        for part, (ids, old) in olds.items():
+        for part, ids in candidates.items():  # one old file in memory at a time
             piece = fresh.filter(pc.equal(parts, part))
             if piece.num_rows != len(ids):  # a key the table does not show: rewrite the file
+                continue
+            old = self._patchable(part, len(ids))
+            if old is None:
                 continue
             self._write_patched(part, old, piece[patch.IDENTITY[self.table]], piece)
             left -= set(ids)
