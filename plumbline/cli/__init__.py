@@ -34,12 +34,18 @@ _COMMANDS: dict[str, str] = {
 
 
 def one_line(exc: BaseException) -> str:
-    """An unexpected error as the one line a person reads (its first line, and for a database
-    that cannot be reached, what the driver said)."""
+    """An unexpected error as the one line a person reads: its first line; for a database error,
+    what the driver said, and whether the database could not be reached (no statement ran), the
+    connection was lost, or a statement failed."""
     from sqlalchemy.exc import DBAPIError
 
-    if isinstance(exc, DBAPIError) and exc.connection_invalidated is False and exc.orig:
-        text = f"cannot reach the database: {exc.orig}"
+    if isinstance(exc, DBAPIError) and exc.orig:
+        if exc.statement is None:
+            text = f"cannot reach the database: {exc.orig}"
+        elif exc.connection_invalidated:
+            text = f"lost the connection to the database: {exc.orig}"
+        else:
+            text = f"a database statement failed: {exc.orig}"
     else:
         text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
     return text.strip().splitlines()[0] if text.strip() else type(exc).__name__
