@@ -300,7 +300,7 @@ def _no_collection() -> Iterator[None]:
             gc.enable()
 
 
-def parse_compact(text: str) -> Node:
+def parse_compact(text: str | bytes) -> Node:
     """Parse the compact form `plan_reader` reads: `[strings, shared trees, plan tree]`.
 
     A tree is a list of entries in pre-order: a node `[class, number of children, {fields}]`

@@ -29,6 +29,7 @@ If the class cannot be compiled, or a read fails, the reader logs one line and r
 
 from __future__ import annotations
 
+import itertools
 import logging
 import threading
 from pathlib import Path
@@ -42,6 +43,9 @@ log = logging.getLogger(__name__)
 
 SOURCE = Path(__file__).with_name("java") / "PlumblinePlanJson.java"
 CLASS_NAME = "PlumblinePlanJson"
+# each compile's class gets a name of its own: py4j caches methods by class name, so a second
+# compile of the same name in one JVM would have its calls sent to the first class's methods
+_compiles = itertools.count(1)
 
 _lock = threading.Lock()
 # the compiled reader of the last JVM seen: (py4j JVM view, reader or None when it failed)
@@ -53,8 +57,9 @@ def compile_reader(jvm: Any) -> Any:
     compiler = jvm.org.codehaus.janino.SimpleCompiler()
     tree_node = jvm.org.apache.spark.sql.catalyst.trees.TreeNode._java_lang_class
     compiler.setParentClassLoader(tree_node.getClassLoader())
-    compiler.cook(SOURCE.read_text(encoding="utf-8"))
-    reader = compiler.getClassLoader().loadClass(CLASS_NAME).newInstance()
+    name = f"{CLASS_NAME}{next(_compiles)}"
+    compiler.cook(SOURCE.read_text(encoding="utf-8").replace(CLASS_NAME, name))
+    reader = compiler.getClassLoader().loadClass(name).newInstance()
     followed = v.ATTRIBUTES | v.ALIASES | v.CASTS
     special = set(EXPRESSION_HANDLERS) - followed
     reader.lineageNames(*(",".join(sorted(s)) for s in (v.ATTRIBUTES, v.ALIASES, v.CASTS, special)))
@@ -97,10 +102,33 @@ def read_plan(jvm: Any, plan: Any, *, collapse: bool = False) -> Node:
     reader = reader_for(jvm) if jvm is not None else None
     if reader is not None:
         try:
-            return parse_compact(str(reader.compactJson(plan, collapse)))
+            return parse_compact(_compact_text(reader, plan, collapse))
         except Exception as exc:
             log.warning("plumbline compact plan read failed, using toJSON() (%s)", _line(exc))
     return parse_plan(str(plan.toJSON()))
+
+
+# a compact plan longer than this comes through a temporary file (py4j answers past its 8 KB
+# buffer wait ~40 ms on TCP's delayed ACK); no longer once such a file could not be read here
+FILE_ABOVE = 6000
+_through_files = [True]
+
+
+def _compact_text(reader: Any, plan: Any, collapse: bool) -> str | bytes:
+    """The compact form of `plan`: py4j's answer, or the temporary file it names (then deleted)."""
+    limit = FILE_ABOVE if _through_files[0] else 2**31 - 1
+    answer = str(reader.compactRead(plan, collapse, limit))
+    if answer.startswith("["):
+        return answer
+    path = Path(answer)
+    try:
+        return path.read_bytes()
+    except OSError as exc:  # a JVM that does not share this machine's files: answers only
+        log.warning("plumbline reads plans through py4j answers only (%s)", _line(exc))
+        _through_files[0] = False
+        return str(reader.compactJson(plan, collapse))
+    finally:
+        path.unlink(missing_ok=True)
 
 
 def _line(exc: BaseException) -> str:

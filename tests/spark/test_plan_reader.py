@@ -77,6 +77,8 @@ def test_the_reader_compiles_in_the_background(spark: Any) -> None:
     assert plan_reader._reader and plan_reader._reader[0][0] is spark._jvm
     assert plan_reader._reader[0][1] is not None
     assert reader_for(spark._jvm) is plan_reader._reader[0][1]  # not compiled again
+    # a second compile in one JVM answers its own calls (py4j caches methods by class name)
+    assert str(plan_reader._reader[0][1].compactJson(_analyzed(spark, QUERIES[0]))).startswith("[")
 
 
 def test_a_reader_that_does_not_compile_leaves_plans_to_to_json_in_one_line(
@@ -99,3 +101,45 @@ def test_a_reader_that_does_not_compile_leaves_plans_to_to_json_in_one_line(
     assert len(caplog.records) == 1
     message = caplog.records[0].getMessage()
     assert "reads plans with toJSON()" in message and "\n" not in message
+
+
+def _plan_files(spark: Any) -> set[Path]:
+    return set(Path(str(spark._jvm.System.getProperty("java.io.tmpdir"))).glob("plumbline-plan-*"))
+
+
+def test_a_long_compact_plan_comes_through_a_file_that_is_deleted(
+    spark: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past `FILE_ABOVE` characters the JVM writes the plan to a file (a py4j answer past 8 KB
+    waits ~40 ms on TCP's delayed ACK); the nodes are the same, and no file is left behind."""
+    from plumbline.spark import plan_reader
+
+    monkeypatch.setattr(plan_reader, "FILE_ABOVE", 0)  # every plan through a file
+    before = _plan_files(spark)
+    for query in QUERIES:
+        plan = _analyzed(spark, query)
+        assert read_plan(spark._jvm, plan).to_json() == parse_plan(str(plan.toJSON())).to_json()
+    assert _plan_files(spark) == before
+
+
+def test_a_plan_file_this_process_cannot_read_falls_back_to_answers(
+    spark: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A JVM whose files this process cannot read (another machine's): one line, then answers."""
+    from plumbline.spark import plan_reader
+
+    def unreadable(path: Path) -> bytes:
+        raise PermissionError(f"cannot read {path}")
+
+    monkeypatch.setattr(plan_reader, "FILE_ABOVE", 0)
+    monkeypatch.setattr(plan_reader, "_through_files", [True])
+    monkeypatch.setattr(Path, "read_bytes", unreadable)
+    plan = _analyzed(spark, QUERIES[0])
+    expected = parse_plan(str(plan.toJSON())).to_json()
+    with caplog.at_level(logging.WARNING, logger="plumbline.spark.plan_reader"):
+        assert read_plan(spark._jvm, plan).to_json() == expected
+        assert read_plan(spark._jvm, plan).to_json() == expected  # no file asked for again
+    assert plan_reader._through_files == [False]
+    assert [r.getMessage().split(" (")[0] for r in caplog.records] == [
+        "plumbline reads plans through py4j answers only"
+    ]

@@ -67,6 +67,24 @@ public class PlumblinePlanJson {
         fill(specialNames, special);
     }
 
+    /** `compactJson(root, collapseChains)` itself when it is at most `limit` characters, else
+     *  the path of a new temporary file (owner-only, UTF-8) that holds it: py4j writes a longer
+     *  answer in two sends, and the second waits ~40 ms for TCP's delayed acknowledgement of the
+     *  first. The reader deletes the file; if it cannot be written, the text is returned. */
+    public String compactRead(org.apache.spark.sql.catalyst.trees.TreeNode root, boolean collapseChains, int limit) throws Exception {
+        String text = compactJson(root, collapseChains);
+        if (text.length() <= limit) return text;
+        java.nio.file.Path path = null;
+        try {
+            path = java.nio.file.Files.createTempFile("plumbline-plan-", ".json", new java.nio.file.attribute.FileAttribute[0]);
+            java.nio.file.Files.write(path, text.getBytes(java.nio.charset.StandardCharsets.UTF_8), new java.nio.file.OpenOption[0]);
+            return path.toString();
+        } catch (java.io.IOException e) {
+            if (path != null) java.nio.file.Files.deleteIfExists(path);
+            return text;
+        }
+    }
+
     private static void fill(java.util.HashSet set, String names) {
         set.clear();
         String[] parts = names.split(",");
