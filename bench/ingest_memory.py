@@ -7,7 +7,8 @@ normalized (the writer's caches fill then), is read from
 ``/proc/PID/status`` (``VmHWM``, reset through ``/proc/PID/clear_refs`` before each scenario) and
 printed as MiB over the RSS it had before the scenario, and as a multiple of the bytes posted.
 The absolute peak (``VmHWM``, base included) is printed too, to compare with the bound
-docs/reference.md ("Ingestion memory") states. Clients honour ``503`` + ``Retry-After`` (the
+docs/reference.md ("Ingestion memory") states, and the server's CPU seconds (which move far less
+with the machine's load than wall time). Clients honour ``503`` + ``Retry-After`` (the
 ingestion memory budget's backpressure) and post again until every batch is accepted: the
 figures say how many 503s that took and how long. ``--in-turn N`` adds a scenario of the same
 N batches posted one after another by one client (what N at once is compared with).
@@ -75,6 +76,13 @@ def _status(pid: int, key: str) -> int:
     raise KeyError(key)
 
 
+def _cpu_seconds(pid: int) -> float:
+    """The process's CPU time (user + system) so far: it moves far less with the machine's
+    load than wall time (on PostgreSQL, the database's own backends are not counted)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _reset_peak(pid: int) -> None:
     Path(f"/proc/{pid}/clear_refs").write_text("5")  # VmHWM := VmRSS
 
@@ -119,6 +127,7 @@ class Figure:
     refusals: int
     seconds: float  # until every batch was accepted
     normalized: float  # until every event was in the lineage tables
+    cpu: float  # the server's CPU seconds meanwhile
     load: str
 
 
@@ -135,6 +144,7 @@ def scenario(url: str, pid: int, bodies: list[bytes], db_url: str, at_once: bool
     time.sleep(1.0)
     _reset_peak(pid)
     before = _status(pid, "VmRSS")
+    cpu = _cpu_seconds(pid)
     results = [Posted() for _ in bodies]
     threads = (
         [
@@ -153,6 +163,7 @@ def scenario(url: str, pid: int, bodies: list[bytes], db_url: str, at_once: bool
     assert all(r.status == 201 for r in results), [r.status for r in results]
     wait_normalized(db_url)
     normalized = time.monotonic() - started
+    cpu = _cpu_seconds(pid) - cpu
     highest = _status(pid, "VmHWM")
     peak = highest - before
     time.sleep(2.0)
@@ -165,6 +176,7 @@ def scenario(url: str, pid: int, bodies: list[bytes], db_url: str, at_once: bool
         sum(r.refusals for r in results),
         seconds,
         normalized,
+        cpu,
         " ".join(f"{x:.1f}" for x in os.getloadavg()),
     )
 
@@ -222,7 +234,7 @@ def main() -> None:
     }
     print(
         f"{'scenario':<10} {'version':<7} {'peak MiB':>9} {'VmHWM':>7} {'x posted':>9} "
-        f"{'kept MiB':>9} {'503s':>5} {'seconds':>8} {'normalized':>10}  load"
+        f"{'kept MiB':>9} {'503s':>5} {'seconds':>8} {'normalized':>10} {'cpu s':>6}  load"
     )
     for name in scenario_names(args.at_once, args.in_turn):
         for version, figures in results.items():
@@ -230,7 +242,7 @@ def main() -> None:
             print(
                 f"{name:<10} {version:<7} {f.peak_mib:>9.1f} {f.absolute_mib:>7.1f} "
                 f"{f.per_byte:>9.1f} {f.resident_after_mib:>9.1f} {f.refusals:>5} "
-                f"{f.seconds:>8.1f} {f.normalized:>10.1f}  {f.load}",
+                f"{f.seconds:>8.1f} {f.normalized:>10.1f} {f.cpu:>6.1f}  {f.load}",
                 flush=True,
             )
         if "before" in results:
