@@ -61,8 +61,9 @@ def parse_body(body: bytes) -> ParsedBody:
 
 @dataclass(frozen=True)
 class SplitBody:
-    """A body's events as their own bytes, before any is parsed: ingestion parses and stores a
-    batch a slice at a time (:func:`parse_element` each), so its memory follows the slice."""
+    """A body's events as their own bytes, before any is parsed: ingestion parses a batch
+    event by event (:func:`parse_element` each) and stores it in one transaction; the store's
+    normalizer then lets the events go a group at a time."""
 
     sent: list[bytes]
     is_batch: bool

@@ -387,9 +387,8 @@ class Normalizer:
         if not rows:
             return False
         logger.info("normalizing %d pending events left by an earlier process", len(rows))
-        items = self._parsed(kept, rows)
-        if items:
-            self._normalize(items, kept)
+        for part, _ in _parts(self._parsed(kept, rows)):  # a group's size at a time
+            self._normalize(part, kept)
         return True
 
     def _parsed(self, kept: KeptConnection, rows: list[Any]) -> list[Item]:
