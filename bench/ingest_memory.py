@@ -181,7 +181,7 @@ def scenario(url: str, pid: int, bodies: list[bytes], db_url: str, at_once: bool
     )
 
 
-SCENARIOS = {1: "1 batch", 4: "4 at once", 8: "8 at once"}
+SCENARIOS = {1: "1 batch", 4: "4 at once", 8: "8 at once", 16: "16 at once"}
 
 
 def scenario_names(at_once: list[int], in_turn: int) -> list[str]:
@@ -212,7 +212,7 @@ def main() -> None:
         type=int,
         nargs="+",
         choices=sorted(SCENARIOS),
-        default=sorted(SCENARIOS),
+        default=[1, 4, 8],
         help="which scenarios: batches posted at once (default 1 4 8)",
     )
     parser.add_argument(
@@ -224,7 +224,7 @@ def main() -> None:
         help="also post N batches one after another (up to 8; default none)",
     )
     args = parser.parse_args()
-    bodies = [max_batch(client) for client in range(9)]
+    bodies = [max_batch(client) for client in range(1 + max([*args.at_once, args.in_turn]))]
     body = bodies[0]
     print(f"batch: {len(body) / MIB:.2f} MiB, {body.count(b'schemaURL')} events; {args.backend}")
     trees = {"after": ROOT} if args.before is None else {"before": args.before, "after": ROOT}
