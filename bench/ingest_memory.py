@@ -181,7 +181,7 @@ def scenario(url: str, pid: int, bodies: list[bytes], db_url: str, at_once: bool
     )
 
 
-SCENARIOS = {1: "1 batch", 4: "4 at once", 8: "8 at once", 16: "16 at once"}
+SCENARIOS = {1: "1 batch", 4: "4 at once", 8: "8 at once", 16: "16 at once", 32: "32 at once"}
 
 
 def scenario_names(at_once: list[int], in_turn: int) -> list[str]:
@@ -219,9 +219,9 @@ def main() -> None:
         "--in-turn",
         type=int,
         default=0,
-        choices=range(9),
+        choices=range(33),
         metavar="N",
-        help="also post N batches one after another (up to 8; default none)",
+        help="also post N batches one after another (up to 32; default none)",
     )
     args = parser.parse_args()
     bodies = [max_batch(client) for client in range(1 + max([*args.at_once, args.in_turn]))]
