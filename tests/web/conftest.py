@@ -15,7 +15,7 @@ import pytest
 from plumbline.web.routes import STATIC_DIR
 
 from . import analysis_events, lineage_events
-from .ui_server import UiServer, post_events, start_server
+from .ui_server import UiServer, serving
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -106,22 +106,10 @@ def artifacts() -> Path:
 @pytest.fixture(scope="module")
 def ui_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UiServer]:
     """A server on a fresh SQLite store with the hand-written event set posted over HTTP."""
-    db_url = f"sqlite:///{tmp_path_factory.mktemp('ui') / 'store.db'}"
-    server, url = start_server(db_url)
-    try:
-        post_events(url, lineage_events.events())
-        yield UiServer(url=url, db_url=db_url)
-    finally:
-        server.stop()  # type: ignore[attr-defined]
+    yield from serving(tmp_path_factory, "ui", lineage_events.events())
 
 
 @pytest.fixture(scope="module")
 def diamond(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UiServer]:
     """A server on a fresh SQLite store holding analysis_events.py's diamond and fan-out."""
-    db_url = f"sqlite:///{tmp_path_factory.mktemp('ui-diamond') / 'store.db'}"
-    server, url = start_server(db_url)
-    try:
-        post_events(url, analysis_events.events())
-        yield UiServer(url=url, db_url=db_url)
-    finally:
-        server.stop()  # type: ignore[attr-defined]
+    yield from serving(tmp_path_factory, "ui-diamond", analysis_events.events())

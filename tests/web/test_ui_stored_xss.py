@@ -14,7 +14,7 @@ from urllib.parse import quote
 import pytest
 
 from . import lineage_events as ev
-from .ui_server import post_events, start_server
+from .ui_server import serving
 
 pytestmark = pytest.mark.browser
 
@@ -77,13 +77,8 @@ def _events() -> list[dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def hostile_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    db_url = f"sqlite:///{tmp_path_factory.mktemp('ui-xss') / 'store.db'}"
-    server, url = start_server(db_url)
-    try:
-        post_events(url, _events())
-        yield url
-    finally:
-        server.stop()  # type: ignore[attr-defined]
+    for server in serving(tmp_path_factory, "ui-xss", _events()):
+        yield server.url
 
 
 def _node(name: str) -> str:

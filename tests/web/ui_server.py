@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import httpx
+import pytest
 
 
 @dataclass
@@ -33,3 +36,16 @@ def post_events(url: str, events: list[dict], token: str | None = None) -> None:
         for event in events:
             r = client.post("/api/v1/lineage", json=event)
             assert r.status_code == 201, (r.status_code, r.text)
+
+
+def serving(
+    tmp_path_factory: pytest.TempPathFactory, name: str, events: list[dict[str, Any]]
+) -> Iterator[UiServer]:
+    """A server on a fresh SQLite store with ``events`` posted over HTTP, stopped afterwards."""
+    db_url = f"sqlite:///{tmp_path_factory.mktemp(name) / 'store.db'}"
+    server, url = start_server(db_url)
+    try:
+        post_events(url, events)
+        yield UiServer(url=url, db_url=db_url)
+    finally:
+        server.stop()  # type: ignore[attr-defined]
