@@ -26,6 +26,56 @@ apt_install() {
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
+pg_test_url_is_default() {
+  [ -z "${PLUMBLINE_TEST_PG:-}" ] ||
+    [ "$PLUMBLINE_TEST_PG" = "postgresql+psycopg://postgres@127.0.0.1:5432/test" ]
+}
+
+pg_can_connect() {  # the tests' server answers as user postgres without a password
+  PGCONNECT_TIMEOUT=3 psql -h 127.0.0.1 -p 5432 -U postgres -d "$1" -w -tAc 'SELECT 1' >/dev/null 2>&1
+}
+
+ensure_test_postgres() {
+  # The tests' PostgreSQL: 127.0.0.1:5432, user postgres trusted on loopback, a `test` database.
+  # A fresh machine has none: install Debian's server, make its cluster, start it. A server named by
+  # PLUMBLINE_TEST_PG is the user's own and left alone.
+  if ! pg_test_url_is_default; then
+    log "using the PostgreSQL of PLUMBLINE_TEST_PG"; return 0
+  fi
+  if pg_can_connect test; then return 0; fi
+  command -v pg_lsclusters >/dev/null && ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 ||
+    apt_install postgresql
+  local version
+  version=$(ls /usr/lib/postgresql | sort -V | tail -1)
+  if ! pg_lsclusters -h | awk '{print $1" "$2}' | grep -qx "$version main"; then
+    log "creating PostgreSQL $version cluster main on port 5432"
+    pg_createcluster --port 5432 "$version" main >/dev/null
+  fi
+  local hba="/etc/postgresql/$version/main/pg_hba.conf"
+  if ! grep -q '^# plumbline tests' "$hba"; then
+    # first matching line wins: trust the postgres user on loopback TCP, ahead of Debian's defaults
+    log "trusting user postgres on 127.0.0.1 in $hba"
+    { printf '# plumbline tests: user postgres trusted on loopback\n'
+      printf 'host all postgres 127.0.0.1/32 trust\nhost all postgres ::1/128 trust\n'
+      cat "$hba"; } > "$hba.plumbline" && mv "$hba.plumbline" "$hba"
+    chown postgres:postgres "$hba"
+  fi
+  if pg_lsclusters -h | awk -v v="$version" '$1 == v && $2 == "main" {print $4}' | grep -q online; then
+    pg_ctlcluster --skip-systemctl-redirect "$version" main reload
+  else
+    log "starting PostgreSQL $version"
+    pg_ctlcluster --skip-systemctl-redirect "$version" main start
+  fi
+  for _ in $(seq 30); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 1; done
+  pg_can_connect postgres || {
+    log "PostgreSQL at 127.0.0.1:5432 does not let user postgres in without a password"; return 1; }
+  if ! pg_can_connect test; then
+    log "creating database test"
+    psql -h 127.0.0.1 -p 5432 -U postgres -d postgres -w -qc 'CREATE DATABASE test' >/dev/null
+  fi
+  pg_can_connect test || { log "PostgreSQL is not ready at 127.0.0.1:5432"; return 1; }
+}
+
 python=${PYTHON:-python3}
 "$python" - <<'PY' || { log "plumbline needs Python 3.11 or newer"; exit 1; }
 import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)
@@ -72,11 +122,6 @@ PY
     touch "$stamp"
   fi
   apt_install chromium chromium-driver libpostgresql-jdbc-java fonts-dejavu-core
-  if command -v pg_isready >/dev/null && ! pg_isready -q -h 127.0.0.1 -p 5432; then
-    log "starting PostgreSQL"
-    pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -1)" main start
-    for _ in $(seq 30); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 1; done
-  fi
-  pg_isready -h 127.0.0.1 -p 5432 || { log "PostgreSQL is not running at 127.0.0.1:5432"; exit 1; }
+  ensure_test_postgres
 fi
 log "ready"
