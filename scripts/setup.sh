@@ -2,7 +2,8 @@
 # Set up plumbline on a fresh machine: Java (for Spark), a virtualenv in .venv, the package.
 #   scripts/setup.sh          what `plumbline demo` needs
 #   scripts/setup.sh --test   also what the tests need (Chromium, the PostgreSQL JDBC driver, PostgreSQL
-#                             running, .venv-spark4 with the newest Spark line)
+#                             installed and running, .venv-spark4 with the newest Spark line, the Spark
+#                             runtime jars of scripts/spark-jars.toml in their cache)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -123,5 +124,8 @@ PY
   fi
   apt_install chromium chromium-driver libpostgresql-jdbc-java fonts-dejavu-core
   ensure_test_postgres
+  # Spark runtime jars (Delta, Iceberg, Paimon, the Kafka connector, the OpenLineage agent) pinned per
+  # Spark line in scripts/spark-jars.toml, from Maven Central into a cache; a second setup reuses it
+  "$python" scripts/fetch_jars.py || { log "could not fetch the Spark runtime jars (Maven Central)"; exit 1; }
 fi
 log "ready"
