@@ -73,6 +73,13 @@ class SchemaChange:
             "typeAfter": self.type_after,
         }
 
+    def describe(self) -> str:
+        """``temp_c string -> double``, ``temp_c added (double)``, ``temp_c removed (string)``."""
+        if self.change == "typeChanged":
+            return f"{self.field} {self.type_before} -> {self.type_after}"
+        kind = self.type_after if self.change == "added" else self.type_before
+        return f"{self.field} {self.change}" + (f" ({kind})" if kind else "")
+
 
 @dataclass(frozen=True)
 class IoDiff:
@@ -629,7 +636,7 @@ def _describe(io: IoDiff) -> str:
     if io.version_changed:
         parts.append(f"version {io.version.before} -> {io.version.after}")
     if io.schema_changes:
-        parts.append("schema: " + ", ".join(f"{c.field} {c.change}" for c in io.schema_changes[:5]))
+        parts.append("schema: " + ", ".join(c.describe() for c in io.schema_changes[:5]))
     for label, pair in (("rows", io.row_count), ("bytes", io.byte_count), ("files", io.file_count)):
         if pair.before is not None and pair.after is not None and pair.changed:
             parts.append(f"{label} {pair.before} -> {pair.after}")

@@ -10,7 +10,8 @@ from typing import Any
 import click
 
 from plumbline.cli.client import get, server_options
-from plumbline.cli.since import parse_since
+from plumbline.cli.run_ids import short_id
+from plumbline.cli.since import since_option
 from plumbline.store.write.alert_rules import KINDS
 
 DEFAULT_FAIL_ON = "schema-drift,stopped-edge,failure-after-success"
@@ -19,7 +20,7 @@ LISTED_NODES = 10
 
 
 def _cannot(message: str) -> click.exceptions.Exit:
-    click.echo(f"error: {' '.join(message.split())}", err=True)
+    click.echo(f"Error: {' '.join(message.split())}", err=True)
     return click.exceptions.Exit(NO_CHECK)
 
 
@@ -41,7 +42,7 @@ def parse_kinds(value: str) -> list[str]:
     show_default=True,
     help=f"Comma-separated alert kinds that fail the check ({', '.join(KINDS)}).",
 )
-@click.option("--since", help="Only alerts seen since: an ISO-8601 time or a span (30m, 24h, 7d).")
+@since_option("Only alerts seen since then")
 @server_options
 def check(
     namespace: tuple[str, ...],
@@ -55,13 +56,12 @@ def check(
     with its blast radius), 0 when it has none, 2 when it cannot tell."""
     try:
         kinds = parse_kinds(fail_on)
-        since_iso = parse_since(since)
     except ValueError as exc:
         raise _cannot(str(exc)) from None
     params: dict[str, Any] = {
         "kind": ",".join(kinds),
         "namespace": list(namespace) or None,
-        "since": since_iso,
+        "since": since,
         "acknowledged": "false",
         "limit": 10_000,
     }
@@ -79,9 +79,16 @@ def check(
     raise click.exceptions.Exit(1)
 
 
+def _field(key: str, field: dict[str, Any]) -> str:
+    """``temp_c string -> double`` (retyped), ``temp_c (double)`` (added, removed)."""
+    if key == "retyped":
+        return f"{field['name']} {field.get('before') or '?'} -> {field.get('after') or '?'}"
+    return f"{field['name']} ({field['type']})" if field.get("type") else str(field["name"])
+
+
 def describe(alert: dict[str, Any]) -> str:
     """An alert and its blast radius, a few lines."""
-    run = f" run {alert['runId']}" if alert.get("runId") else ""
+    run = f" run {short_id(alert['runId'])}" if alert.get("runId") else ""
     lines = [
         f"{alert['kind']} {alert['subject']}{run} seen {alert['seenAt']} (alert {alert['id']})"
     ]
@@ -90,7 +97,7 @@ def describe(alert: dict[str, Any]) -> str:
         lines.append(f"  dataset: {details['dataset']}")
     for key in ("removed", "retyped", "added"):
         if details.get(key):
-            lines.append(f"  {key}: {', '.join(f['name'] for f in details[key])}")
+            lines.append(f"  {key}: {', '.join(_field(key, f) for f in details[key])}")
     if details.get("affectedColumns"):
         columns = ", ".join(c["nodeId"] for c in details["affectedColumns"][:LISTED_NODES])
         lines.append(f"  derived columns: {columns}")

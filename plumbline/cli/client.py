@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from datetime import datetime
 from typing import Any, NoReturn, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
@@ -62,18 +61,10 @@ def format_option(*choices: str, row: str = "node") -> Callable[[F], F]:
 
 
 def fail(message: str) -> NoReturn:
-    """Print ``error: message`` on one line on stderr and exit 1."""
-    click.echo(f"error: {' '.join(message.split())}", err=True)
+    """Print ``Error: message`` on one line on stderr (click's own prefix, as its usage errors)
+    and exit 1."""
+    click.echo(f"Error: {' '.join(message.split())}", err=True)
     raise click.exceptions.Exit(1)
-
-
-def check_since(since: str | None) -> None:
-    """``--since`` must be an ISO-8601 time (one line and exit 1 otherwise)."""
-    if since is not None:
-        try:
-            datetime.fromisoformat(since)
-        except ValueError:
-            fail(f"--since: not an ISO-8601 time: {since!r}")
 
 
 def console() -> Console:
@@ -103,7 +94,7 @@ def base_url(url: str) -> str:
     """The server's base URL: ``/api/v1/lineage`` or ``/api/v1`` at the end are dropped."""
     parts = urlsplit(url.strip())
     if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
-        fail(f"--url: not an http(s) URL: {redact_url(url)!r}")
+        raise click.BadParameter(f"not an http(s) URL: {redact_url(url)!r}", param_hint="'--url'")
     path = parts.path.rstrip("/")
     for suffix in (LINEAGE_PATH, "/api/v1"):
         if path.endswith(suffix):

@@ -7,8 +7,8 @@ from typing import Any
 import click
 from rich.table import Table
 
-from plumbline.cli.client import console, fail, format_option, get, server_options, show
-from plumbline.cli.since import parse_since
+from plumbline.cli.client import console, format_option, get, server_options, show
+from plumbline.cli.since import since_option
 
 ROWS = (
     ("unproducedInputs", "datasets read, no known producer"),
@@ -22,9 +22,7 @@ ROWS = (
 
 
 @click.command()
-@click.option(
-    "--since", help="Window start: an ISO-8601 time or a span (30m, 24h, 7d); default 7d."
-)
+@since_option("Window start (default 7d)")
 @click.option("--namespace", help="Only this namespace.")
 @format_option("table", "json", row="namespace")
 @server_options
@@ -37,12 +35,8 @@ def coverage(
     timeout: float,
 ) -> None:
     """What the server's lineage covers and what it misses, per namespace."""
-    try:
-        since_iso = parse_since(since)
-    except ValueError as exc:
-        fail(f"--since: {exc}")
     response = get(
-        url, api_key, timeout, "/api/v1/coverage", {"since": since_iso, "namespace": namespace}
+        url, api_key, timeout, "/api/v1/coverage", {"since": since, "namespace": namespace}
     )
     show(response, output_format, print_coverage)
 

@@ -3,29 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from pathlib import Path
 
 import click
 
-from plumbline.cli.db import _age, _store_at_newest_schema
+from plumbline.cli.db import _store_at_newest_schema
 from plumbline.cli.options import db_option
+from plumbline.cli.since import since_option
 
 
-def _since(text: str | None) -> date | None:
-    """An ISO date or date-time, or an age (30d, 12h, 2w, 90m) back from now."""
-    if text is None:
-        return None
-    try:
-        value = datetime.fromisoformat(text)
-    except ValueError:
-        if text[:1].isdigit() and text[-1:].lower() in "mhdw":
-            return (datetime.now(UTC) - _age(text)).date()
-        raise click.BadParameter(
-            f"{text!r}: expected an ISO 8601 date or time, or an age such as 30d",
-            param_hint="--since",
-        ) from None
-    return (value if value.tzinfo else value.replace(tzinfo=UTC)).astimezone(UTC).date()
+def _day(since: str | None) -> date | None:
+    """The UTC day of an RFC 3339 ``--since`` (export history is partitioned by day)."""
+    return None if since is None else datetime.fromisoformat(since.replace("Z", "+00:00")).date()
 
 
 @click.command()
@@ -45,11 +35,7 @@ def _since(text: str | None) -> date | None:
     show_default=True,
     help="File format.",
 )
-@click.option(
-    "--since",
-    "since_text",
-    help="History from this day on only: an ISO date or time, or an age (30d).",
-)
+@since_option("History from this time's day on only", name="since_text")
 @click.option("--full", is_flag=True, help="Rewrite everything instead of what changed.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def export(
@@ -65,7 +51,7 @@ def export(
     event_date; run again, only what changed is rewritten."""
     from plumbline.export import ExportError, ExportResult, export_tables
 
-    since = _since(since_text)
+    since = _day(since_text)
     engine = _store_at_newest_schema(db_url)
 
     def run(progress: Callable[[str, int], None] | None) -> ExportResult:

@@ -15,6 +15,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from plumbline.cli.since import since_option
 from plumbline.openlineage.urls import redact_url
 
 _MAX_PATHS = 10_000
@@ -63,11 +64,7 @@ def _stopping_on_signals(options: Any) -> Iterator[None]:
     default=None,
     help="Job namespace (default: spark.plumbline.namespace in the log, else 'default').",
 )
-@click.option(
-    "--since",
-    default=None,
-    help="Only logs changed since: an ISO-8601 time or a span back from now (30m, 24h, 7d).",
-)
+@since_option("Only logs changed since then")
 @click.option(
     "--state",
     "state_file",
@@ -145,16 +142,11 @@ def extract_eventlogs(
         raise click.BadParameter("must not be empty", param_hint="--namespace")
     from datetime import datetime
 
-    from plumbline.cli.since import parse_since
     from plumbline.eventlogs.errors import EventLogError
     from plumbline.eventlogs.incremental import read_state
 
-    try:
-        since_iso = parse_since(since)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--since") from None
     since_epoch = (
-        datetime.fromisoformat(since_iso.replace("Z", "+00:00")).timestamp() if since_iso else None
+        datetime.fromisoformat(since.replace("Z", "+00:00")).timestamp() if since else None
     )
     try:
         read_state(state_file)

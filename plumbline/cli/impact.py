@@ -7,7 +7,9 @@ from typing import Any
 import click
 from rich.table import Table
 
-from plumbline.cli.client import check_since, console, format_option, get, server_options, show
+from plumbline.cli.client import console, format_option, get, server_options, show
+from plumbline.cli.run_ids import short_id
+from plumbline.cli.since import since_option
 
 
 @click.command()
@@ -24,7 +26,7 @@ from plumbline.cli.client import check_since, console, format_option, get, serve
     type=click.Choice(["DATASET", "JOB", "DATASET_FIELD"], case_sensitive=False),
     help="List only nodes of this type (repeatable).",
 )
-@click.option("--since", help="Walk only edges seen at or after this ISO-8601 time.")
+@since_option("Walk only edges seen at or after this time")
 @format_option("table", "json", "csv")
 @server_options
 def impact(
@@ -43,7 +45,6 @@ def impact(
 
     NODE is dataset:NS:NAME, job:NS:NAME or datasetField:NS:NAME:FIELD (column mode).
     """
-    check_since(since)
     params: dict[str, Any] = {
         "nodeId": node,
         "direction": "upstream" if upstream else "downstream",
@@ -62,7 +63,9 @@ def _when(node: dict[str, Any]) -> tuple[str, str]:
         run = node.get("lastRun")
         if not run:
             return "no run", ""
-        return f"{run['state']} {run['id'][:8]}", run.get("endedAt") or run.get("startedAt") or ""
+        return f"{run['state']} {short_id(run['id'])}", run.get("endedAt") or run.get(
+            "startedAt"
+        ) or ""
     version = node.get("lastVersion")
     if not version:
         return "no version", ""

@@ -9,21 +9,25 @@ import click
 from rich.table import Table
 
 from plumbline.cli.client import (
-    check_since,
     console,
-    fail,
     format_option,
     get,
     server_options,
     show,
 )
+from plumbline.cli.run_ids import resolve_run, short_id
+from plumbline.cli.since import since_option
 
 
 @click.command("rerun-plan")
 @click.argument("node", required=False)
-@click.option("--since", help="NODE's versions made at or after this ISO-8601 time are bad.")
+@since_option("NODE's versions made at or after this time are bad")
 @click.option("--version", "version", help="This version of the dataset NODE is bad.")
-@click.option("--run", "run_id", help="The versions this run wrote are bad (instead of NODE).")
+@click.option(
+    "--run",
+    "run_id",
+    help="The versions this run (its id or its start) wrote are bad (instead of NODE).",
+)
 @format_option("table", "json", "csv", row="step")
 @server_options
 def rerun_plan(
@@ -38,11 +42,12 @@ def rerun_plan(
 ) -> None:
     """The runs to redo, job by job, after bad data in NODE (dataset:NS:NAME with --since or
     --version, or job:NS:NAME with --since), or after a bad run (--run RUN_ID)."""
-    check_since(since)
     if run_id is None and node is None:
-        fail("give NODE (with --since or --version) or --run RUN_ID")
+        raise click.UsageError("give NODE (with --since or --version) or --run RUN_ID")
     if run_id is None and (since is None) == (version is None):
-        fail("give NODE with exactly one of --since and --version")
+        raise click.UsageError("give NODE with exactly one of --since and --version")
+    if run_id is not None:
+        run_id = resolve_run(url, api_key, timeout, run_id, "--run")
     params: dict[str, Any] = {
         "nodeId": node,
         "since": since,
@@ -86,7 +91,7 @@ def print_plan(body: dict[str, Any]) -> None:
                 f"{step['job']['namespace']}:{step['job']['name']}",
                 f"{parent['namespace']}:{parent['name']}" if parent else "",
                 " ".join(str(a) for a in step["after"]) + (" (cycle)" if step["inCycle"] else ""),
-                " ".join(f"{run['id']} {run['state']}" for run in step["runs"]),
+                " ".join(f"{short_id(run['id'])} {run['state']}" for run in step["runs"]),
                 ", ".join(affected),
             )
         out.print(table)

@@ -6,7 +6,6 @@ failed run) or, for root cause, ``dataset:NS:NAME`` (the run that wrote its curr
 
 from __future__ import annotations
 
-import re
 from typing import Any
 from urllib.parse import quote
 
@@ -14,25 +13,37 @@ import click
 import httpx
 from rich.table import Table
 
-from plumbline.cli.client import console, fail, format_option, get, server_options, show
+from plumbline.cli.client import console, format_option, get, server_options, show
+from plumbline.cli.run_ids import is_run_id, resolve_run, short_id
 
-_UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 
-
-def _target(arg: str, kinds: tuple[str, ...]) -> tuple[str, bool]:
-    """(``arg``, whether it is a node id) once it is known to be a run id or a node id."""
-    if _UUID.match(arg):
-        return arg.lower(), False
+def _target(
+    arg: str, kinds: tuple[str, ...], url: str, api_key: str | None, timeout: float
+) -> tuple[str, bool]:
+    """(the whole run id ``arg`` names, False), or (``arg``, True) for a node id."""
     if any(arg.startswith(f"{kind}:") for kind in kinds):
         return arg, True
+    if is_run_id(arg):
+        return resolve_run(url, api_key, timeout, arg), False
     wanted = " or ".join(f"{kind}:NS:NAME" for kind in kinds)
-    fail(f"expected a run id (a UUID) or {wanted}, got {arg!r}")
+    raise click.UsageError(f"expected a run id (or its first characters) or {wanted}, got {arg!r}")
 
 
 def _short(run: dict[str, Any] | None) -> str:
     if not run:
         return "-"
-    return f"{run['id'][:8]} ({run.get('state') or '?'})"
+    return f"{short_id(run['id'])} ({run.get('state') or '?'})"
+
+
+def schema_change(change: dict[str, Any]) -> str:
+    """A schema change as the JSON has it, in words: ``temp_c string -> double``,
+    ``temp_c added (double)``, ``temp_c removed (string)``."""
+    field, kind = change["field"], change["change"]
+    before, after = change.get("typeBefore"), change.get("typeAfter")
+    if kind == "typeChanged":
+        return f"{field} {before or '?'} -> {after or '?'}"
+    known = after if kind == "added" else before
+    return f"{field} {kind}" + (f" ({known})" if known else "")
 
 
 def _pair(pair: dict[str, Any], unit: str = "") -> str:
@@ -48,7 +59,7 @@ def _seconds(pair: dict[str, Any]) -> dict[str, Any]:
 
 @click.command()
 @click.argument("run")
-@click.option("--against", help="Compare with this run of the same job (default: the job's "
+@click.option("--against", help="Compare with this run of the same job, by id or its start (default: the job's "
               "last COMPLETE run before RUN).")  # fmt: skip
 @format_option("table", "json")
 @server_options
@@ -62,13 +73,13 @@ def diff(
 ) -> None:
     """What changed between RUN and the job's last COMPLETE run before it.
 
-    RUN is a run id, or job:NS:NAME for the job's latest run.
+    RUN is a run id (or its first characters), or job:NS:NAME for the job's latest run.
     """
-    target, is_node = _target(run, ("job",))
-    if against is not None and not _UUID.match(against):
-        fail(f"--against: expected a run id (a UUID), got {against!r}")
-    if is_node and against is not None:
-        fail("--against needs a run id, not a job")
+    if against is not None and run.startswith("job:"):
+        raise click.UsageError("--against needs a run id, not a job")
+    target, is_node = _target(run, ("job",), url, api_key, timeout)
+    if against is not None:
+        against = resolve_run(url, api_key, timeout, against, "--against")
     response = _ask(url, api_key, timeout, "diff", target, is_node, {"against": against})
     show(response, output_format, print_diff)
 
@@ -138,7 +149,7 @@ def print_diff(body: dict[str, Any]) -> None:
             version = "changed" if io["versionChanged"] else (
                 "same" if io["versionChanged"] is False else "unknown"
             )  # fmt: skip
-            schema = ", ".join(f"{c['field']} {c['change']}" for c in io["schemaChanges"])
+            schema = ", ".join(schema_change(c) for c in io["schemaChanges"])
             if not io["schemaKnown"]:
                 schema = schema or "unknown"
             table.add_row(
@@ -176,10 +187,10 @@ def root_cause(
 ) -> None:
     """The upstream runs that produced what a run read, suspects first.
 
-    NODE is a run id, job:NS:NAME (its last failed run) or dataset:NS:NAME (the run that wrote
+    NODE is a run id (or its first characters), job:NS:NAME (its last failed run) or dataset:NS:NAME (the run that wrote
     its current version).
     """
-    target, is_node = _target(node, ("job", "dataset"))
+    target, is_node = _target(node, ("job", "dataset"), url, api_key, timeout)
     response = _ask(url, api_key, timeout, "root-cause", target, is_node, {"depth": depth})
     show(response, output_format, print_root_cause)
 
@@ -194,7 +205,7 @@ def print_root_cause(body: dict[str, Any]) -> None:
         out.print(f"error: {run['errorMessage'].strip().splitlines()[0][:400]}", markup=False)
     changes = body.get("changes") or []
     if changes:
-        against = (body.get("against") or "?")[:8]
+        against = short_id(body.get("against") or "?")
         out.print(f"changed in the run itself (against {against}):", markup=False)
         for change in changes:
             if change["kind"] != "error":

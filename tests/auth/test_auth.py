@@ -52,6 +52,7 @@ SCOPE_OF: dict[tuple[str, str], str | None] = {
     ("DELETE", "/api/v1/namespaces/{namespace}/jobs/{job}"): "admin",
     ("POST", "/api/v1/namespaces/{namespace}/jobs/{job}/tags/{tag}"): "write",
     ("DELETE", "/api/v1/namespaces/{namespace}/jobs/{job}/tags/{tag}"): "write",
+    ("GET", "/api/v1/jobs/runs"): "read",
     ("GET", "/api/v1/jobs/runs/{id}"): "read",
     ("GET", "/api/v1/jobs/runs/{id}/facets"): "read",
     ("GET", "/api/v1/column-lineage"): "read",

@@ -310,7 +310,7 @@ def test_rerun_plan_cli(world: dict[str, Any]) -> None:
     assert table.exit_code == 0, table.output
     assert "2 job(s) to rerun" in table.output
     rows = [line for line in table.output.splitlines() if "team_" in line]
-    assert "team_a:load" in rows[0] and runs["load"] in rows[0]
+    assert "team_a:load" in rows[0] and runs["load"][:8] in rows[0]  # the short form
     assert "team_b:report" in rows[1]
     as_json = _cli(world, "--run", runs["feed"], "--format", "json", command="rerun-plan")
     assert [s["job"]["name"] for s in json.loads(as_json.output)["steps"]] == ["load", "report"]
@@ -318,7 +318,7 @@ def test_rerun_plan_cli(world: dict[str, Any]) -> None:
     assert as_csv.output.startswith("order,namespace,job,")
     limited = _cli(world, "--run", runs["feed"], command="rerun-plan", token="limited")
     assert limited.exit_code == 1 and "404" in limited.output  # feed is team_b's
-    no_time = _cli(world, "dataset:file:/data/a_in", command="rerun-plan")
-    assert no_time.exit_code == 1 and len(no_time.output.strip().splitlines()) == 1
+    no_time = _cli(world, "dataset:file:/data/a_in", command="rerun-plan")  # a usage error
+    assert no_time.exit_code == 2 and no_time.output.strip().splitlines()[-1].startswith("Error: ")
     unknown = _cli(world, "--run", "nope", command="rerun-plan")
-    assert unknown.exit_code == 1 and "'nope'" in unknown.output
+    assert unknown.exit_code == 2 and "'nope'" in unknown.output

@@ -160,7 +160,7 @@ def test_cli_diff_and_root_cause(world: dict[str, Any]) -> None:
     assert table.exit_code == 0, table.output
     assert "against 00000000 (COMPLETED): the job's last COMPLETE run before it" in table.output
     assert "1. jobChanged shop:load: sql" in table.output
-    assert "price typeChanged" in table.output
+    assert "price string -> double" in table.output  # the types, as the JSON has them
     as_json = json.loads(_cli(world, "diff", "job:shop:load", "--format", "json").output)
     assert as_json["run"]["id"] == run_id(3)
     cause = _cli(world, "root-cause", run_id(REPORT))
@@ -178,10 +178,10 @@ def test_cli_errors_are_one_line(world: dict[str, Any]) -> None:
     )  # fmt: skip
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr.count("\n") == 1 and "404" in done.stderr and run_id(55) in done.stderr
-    bad = _cli(world, "root-cause", "not-a-run")
-    assert bad.exit_code == 1 and len(bad.output.strip().splitlines()) == 1
+    bad = _cli(world, "root-cause", "not-a-run")  # a usage error
+    assert bad.exit_code == 2 and bad.output.strip().splitlines()[-1].startswith("Error: ")
     assert "expected a run id" in bad.output
     against = _cli(world, "diff", run_id(2), "--against", "x")
-    assert against.exit_code == 1 and "--against" in against.output
+    assert against.exit_code == 2 and "--against" in against.output
     anonymous = CliRunner().invoke(main, ["diff", run_id(2), "--url", world["url"]])
     assert anonymous.exit_code == 1 and "401" in anonymous.output

@@ -148,7 +148,7 @@ def test_the_command_exports_and_says_what_it_wrote(
     assert done.exit_code == 0, done.output
     assert "full export" in done.output and "table_lineage" in done.output
     bad = runner.invoke(main, ["export", "--db", db_url, "--out", str(tmp_path), "--since", "soon"])
-    assert bad.exit_code == 2 and "expected an ISO 8601 date" in bad.output
+    assert bad.exit_code == 2 and "expected an ISO-8601 date" in bad.output
 
 
 def _same_as_the_views(engine: Engine, folder: Path) -> None:

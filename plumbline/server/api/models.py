@@ -109,6 +109,21 @@ class RunList(Model):
     totalCount: int
 
 
+class RunMatch(Model):
+    """A run found by the start of its id."""
+
+    id: str
+    state: RunState
+    job: JobId
+    startedAt: datetime | None
+    endedAt: datetime | None
+
+
+class RunMatchList(Model):
+    runs: list[RunMatch]
+    totalCount: int = Field(description="How many runs match (the list holds at most `limit`)")
+
+
 class RunFacets(Model):
     runId: str
     facets: dict[str, Any]

@@ -1,5 +1,6 @@
 """``/jobs/runs/{id}`` and its facets (a run of a job a namespace-limited token may not see answers
-404, as if missing)."""
+404, as if missing), and ``/jobs/runs?idPrefix=…``: the runs whose id starts so (how the CLI
+resolves a short run id; a limited token finds only the runs it may read)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,33 @@ from typing import Annotated, Literal
 
 from fastapi import Query
 
-from plumbline.server.api.models import Run, RunFacets
+from plumbline.server.api.models import Run, RunFacets, RunMatchList
 from plumbline.server.api.routing import ReadAccess, Reader, make_router
 from plumbline.store.read import records, runs
 
 router = make_router("Jobs")
+
+
+MAX_MATCHES = 100
+
+
+@router.get(
+    "/jobs/runs",
+    response_model=RunMatchList,
+    summary="Find runs by the start of their id",
+    description="The runs whose id starts with `idPrefix` (4 to 36 characters, any case), by id, "
+    "at most `limit`, and how many match: one match is the run a short id names.",
+)
+def find_runs(
+    *,
+    idPrefix: Annotated[  # noqa: N803 - the API's camelCase
+        str, Query(pattern=runs.RUN_ID_PREFIX, description="The start of a run id (4+ characters)")
+    ],
+    limit: Annotated[int, Query(ge=1, le=MAX_MATCHES, description="Runs listed")] = 10,
+    conn: Reader,
+    principal: ReadAccess,
+) -> records.RunMatches:
+    return runs.runs_with_prefix(conn, idPrefix, limit, principal.namespaces)
 
 
 @router.get("/jobs/runs/{id}", response_model=Run, summary="Get a run")

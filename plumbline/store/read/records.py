@@ -159,6 +159,21 @@ class Run(TypedDict):
     errorMessage: str | None  # plumbline addition: a FAIL event's error
 
 
+class RunMatch(TypedDict):
+    """A run found by the start of its id: enough to tell matches apart."""
+
+    id: str
+    state: str
+    job: NodeRef
+    startedAt: str | None
+    endedAt: str | None
+
+
+class RunMatches(TypedDict):
+    runs: list[RunMatch]
+    totalCount: int
+
+
 class RunFacets(TypedDict):
     runId: str
     facets: dict[str, Any]

@@ -13,7 +13,7 @@ from plumbline.store import schema as s
 from plumbline.store.read.common import chunks, count, iso, json_obj, utc
 from plumbline.store.read.errors import InvalidArgumentError, NotFoundError
 from plumbline.store.read.idlist import in_ids
-from plumbline.store.read.records import IoDatasetVersion, Run, RunFacets, RunPage
+from plumbline.store.read.records import IoDatasetVersion, Run, RunFacets, RunMatches, RunPage
 from plumbline.store.read.visibility import VisibleTo, visible_job_id
 
 # OpenLineage event types (and Marquez's own names) -> Marquez run states
@@ -232,3 +232,45 @@ def list_job_runs(conn: Connection, job_pk: int, limit: int, offset: int) -> Run
     pks = list(conn.execute(base.order_by(*newest_first(r)).limit(limit).offset(offset)).scalars())
     runs = runs_by_pk(conn, pks)
     return {"runs": [runs[pk] for pk in pks], "totalCount": total}
+
+
+RUN_ID_PREFIX = r"^[0-9a-fA-F][0-9a-fA-F-]{3,35}$"  # 4 to 36 characters of a run id, from its start
+
+
+def runs_with_prefix(
+    conn: Connection, prefix: str, limit: int, visible_to: VisibleTo = None
+) -> RunMatches:
+    """The runs whose id starts with ``prefix`` (any case), by id, at most ``limit``, and
+    how many there are: ``{"runs": [{"id", "state", "job", "startedAt", "endedAt"}],
+    "totalCount"}``. A range on the id's unique index finds them (ids are lower-case hex and
+    ``-``, all below ``g``); runs of jobs ``visible_to`` may not see are not counted."""
+    r, j, n = s.runs, s.jobs, s.namespaces
+    low = prefix.lower()
+    where = (
+        r.c.uuid >= low,
+        r.c.uuid < low + "g",
+        r.c.uuid.startswith(low, autoescape=True),
+        visible_job_id(r.c.job_id, visible_to),
+    )
+    total = count(conn, sa.select(r.c.id).where(*where))
+    rows = conn.execute(
+        sa.select(r.c.uuid, r.c.current_state, n.c.name, j.c.name, r.c.started_at, r.c.ended_at)
+        .join(j, j.c.id == r.c.job_id)
+        .join(n, n.c.id == j.c.namespace_id)
+        .where(*where)
+        .order_by(r.c.uuid)
+        .limit(limit)
+    )
+    return {
+        "runs": [
+            {
+                "id": uuid,
+                "state": marquez_state(state),
+                "job": {"namespace": namespace, "name": name},
+                "startedAt": iso(started_at),
+                "endedAt": iso(ended_at),
+            }
+            for uuid, state, namespace, name, started_at, ended_at in rows
+        ],
+        "totalCount": total,
+    }
