@@ -30,6 +30,7 @@ _COMMANDS: dict[str, str] = {
     "export": "plumbline.cli.export:export",
     "check": "plumbline.cli.check:check",
     "coverage": "plumbline.cli.coverage:coverage",
+    "version-lineage": "plumbline.cli.version_lineage:version_lineage",
 }
 
 

@@ -104,9 +104,15 @@ def base_url(url: str) -> str:
 
 
 def get(
-    url: str, api_key: str | None, timeout: float, path: str, params: dict[str, Any]
+    url: str,
+    api_key: str | None,
+    timeout: float,
+    path: str,
+    params: dict[str, Any],
+    also: tuple[int, ...] = (),
 ) -> httpx.Response:
-    """``GET base_url(url) + path``; any answer but 200 ends the command with one line."""
+    """``GET base_url(url) + path``; any answer but 200 (and the statuses in ``also``, returned
+    to the caller) ends the command with one line."""
     base = base_url(url)
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     try:
@@ -118,7 +124,7 @@ def get(
         )
     except httpx.HTTPError as exc:
         fail(f"cannot reach {redact_url(base)}: {exc or type(exc).__name__}")
-    if response.status_code != 200:
+    if response.status_code != 200 and response.status_code not in also:
         try:
             body = response.json()
             message = str(body.get("message"))

@@ -69,7 +69,7 @@ def _when(node: dict[str, Any]) -> tuple[str, str]:
     version = node.get("lastVersion")
     if not version:
         return "no version", ""
-    return str(version["version"])[:36], version.get("createdAt") or ""
+    return short_id(str(version["version"])), version.get("createdAt") or ""
 
 
 def print_impact(body: dict[str, Any]) -> None:

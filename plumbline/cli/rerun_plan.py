@@ -61,7 +61,9 @@ def rerun_plan(
 def print_plan(body: dict[str, Any]) -> None:
     """The plan as a table, one row per step."""
     out = console()
-    bad = ", ".join(f"{v['namespace']}:{v['name']}#{v['version']}" for v in body["badVersions"])
+    bad = ", ".join(
+        f"{v['namespace']}:{v['name']}#{short_id(v['version'])}" for v in body["badVersions"]
+    )
     out.print(f"bad versions: {bad or 'none'}", markup=False)
     steps = body["steps"]
     out.print(f"{len(steps)} job(s) to rerun", markup=False)

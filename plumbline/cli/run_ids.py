@@ -16,9 +16,12 @@ _PREFIX = re.compile(r"^[0-9a-f][0-9a-f-]{3,35}$", re.I)
 LISTED = 10  # matches listed when a prefix is ambiguous
 
 
-def short_id(run_id: str) -> str:
-    """The short form of a run id: its first 8 characters."""
-    return run_id[:SHORT]
+def short_id(some_id: str) -> str:
+    """The one short form of an id, as the web UI's ``shortId``: a UUID's first 8 characters;
+    another id (a table format's snapshot id) whole, up to 24 characters."""
+    if _UUID.match(some_id):
+        return some_id[:SHORT]
+    return some_id if len(some_id) <= 24 else some_id[:23] + "…"
 
 
 def is_run_id(text: str) -> bool:

@@ -8,6 +8,7 @@ and run 3 completes; ``report`` (namespace team_b) reads ``orders`` after run 3.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -185,3 +186,33 @@ def test_cli_errors_are_one_line(world: dict[str, Any]) -> None:
     assert against.exit_code == 2 and "--against" in against.output
     anonymous = CliRunner().invoke(main, ["diff", run_id(2), "--url", world["url"]])
     assert anonymous.exit_code == 1 and "401" in anonymous.output
+
+
+def _plumbline(world: dict[str, Any], *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PLUMBLINE_URL": world["url"], "PLUMBLINE_API_KEY": world["admin"]}
+    return subprocess.run(
+        [sys.executable, "-m", "plumbline", *args], capture_output=True, text=True, env=env,
+        timeout=120,
+    )  # fmt: skip
+
+
+def test_cli_version_lineage(world: dict[str, Any]) -> None:
+    # issue 27: version lineage had a route and no command
+    down = _plumbline(world, "version-lineage", f"dataset:{DS}:orders", run_id(3), "--downstream")
+    assert down.returncode == 0, down.stderr
+    lines = down.stdout.splitlines()
+    assert lines[0] == f"{DS}:orders version 00000000 was used by 1 version(s)"
+    assert any(f"{DS}:r" in line and "00000000" in line for line in lines[1:])
+    up = _plumbline(world, "version-lineage", f"dataset:{DS}:orders", run_id(3), "--format", "json")
+    assert up.returncode == 0, up.stderr
+    body = json.loads(up.stdout)
+    assert [(v["name"], v["distance"]) for v in body["versions"]] == [("orders", 0), ("raw", 1)]
+    # the version's UUID (the versions API's `version`) is taken too
+    uuid = body["versions"][0]["version"]
+    by_uuid = _plumbline(world, "version-lineage", f"dataset:{DS}:orders", uuid, "--format", "json")
+    assert json.loads(by_uuid.stdout)["versions"] == body["versions"]
+    missing = _plumbline(world, "version-lineage", f"dataset:{DS}:orders", "v9")
+    assert missing.returncode == 1 and missing.stdout == ""
+    assert missing.stderr.startswith("Error: 404") and missing.stderr.count("\n") == 1
+    bad = _plumbline(world, "version-lineage", "orders", "v9")
+    assert bad.returncode == 2 and "Error: DATASET: expected dataset:NS:NAME" in bad.stderr

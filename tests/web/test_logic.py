@@ -238,3 +238,42 @@ def test_filter_edges_and_prune_keep_only_direct_provenance(harness: Any) -> Non
     assert got["kept"] == ["amount", "total"]
     assert got["edges"] == ["amount>total"]
     assert got["hidden"] == {"up": 0, "down": 1}
+
+
+def test_one_short_form_of_ids_as_the_cli_prints(harness: Any) -> None:
+    # issue 27: the UI printed the last 12 characters, the CLI the first 8; both print the first 8
+    result = harness.evaluate(
+        """async () => {
+          const { shortId } = await import('/js/format.js');
+          return [shortId('7F9A06A0-1111-4000-8000-000000000002'), shortId('4358109269898203000'),
+                  shortId('x'.repeat(30)), shortId(null)];
+        }"""
+    )
+    assert result == ["7F9A06A0", "4358109269898203000", "x" * 23 + "…", "—"]
+
+
+def test_jobs_sharing_a_short_name_are_told_apart(harness: Any) -> None:
+    # issue 27: three jobs all shown as default_fact_orders on the Overview and in the graph
+    names = [
+        "shop.execute_insert_into_hadoop_fs_relation_command.default_fact_orders",
+        "shop.create_data_source_table_as_select_command.default_fact_orders",
+        "other.execute_insert_into_hadoop_fs_relation_command.default_fact_orders",
+        "shop.execute_insert_into_hadoop_fs_relation_command.clean_readings",
+        "plain_job",
+    ]
+    labels = harness.evaluate(
+        """async (names) => {
+          const { jobLabels } = await import('/js/names.js');
+          const label = jobLabels(names);
+          return names.map(label);
+        }""",
+        names,
+    )
+    assert labels == [
+        "default_fact_orders (insert_into_hadoop_fs_relation, shop)",
+        "default_fact_orders (create_data_source_table_as_select)",
+        "default_fact_orders (insert_into_hadoop_fs_relation, other)",
+        "clean_readings",
+        "plain_job",
+    ]
+    assert len(set(labels)) == len(labels)

@@ -39,11 +39,13 @@ export function fmtBytes(n) {
   return `${v.toFixed(i ? 1 : 0)} ${units[i]}`;
 }
 
-/** A short form of a UUID: its last group, which is random in both v4 and time-ordered v7 ids. */
+/** The one short form of an id, as the CLI prints it and takes back (docs/reference.md, "Ids"):
+ * a UUID's first 8 characters; another id (a table format's snapshot id) whole, up to 24. */
 export function shortId(id) {
   if (!id) return '—';
   const t = String(id);
-  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(t) ? t.slice(24) : t.slice(0, 12);
+  if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(t)) return t.slice(0, 8);
+  return t.length > 24 ? `${t.slice(0, 23)}…` : t;
 }
 
 /** Duration of a run: durationMs when the server gives it, else endedAt - startedAt. */

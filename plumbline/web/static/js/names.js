@@ -23,3 +23,23 @@ export function jobName(name) {
 export function contextLine(parts, namespace) {
   return [parts.context, parts.app && parts.app !== namespace ? parts.app : null, namespace].filter(Boolean).join(' · ');
 }
+
+/** A labeller that tells the jobs of `names` apart: a job's short name, and where several jobs
+ * share it, the command too ("fact_orders (insert_into_hadoop_fs_relation)"), then the app. */
+export function jobLabels(names) {
+  const byShort = new Map();
+  for (const n of new Set(names)) {
+    const s = jobName(n).short;
+    byShort.set(s, [...(byShort.get(s) || []), n]);
+  }
+  const labels = new Map();
+  for (const [short, group] of byShort) {
+    for (const n of group) {
+      const p = jobName(n);
+      if (group.length === 1 || !p.context) { labels.set(n, group.length === 1 ? short : n); continue; }
+      const sameCommand = group.filter((o) => jobName(o).context === p.context).length > 1;
+      labels.set(n, `${short} (${p.context}${sameCommand ? `, ${p.app}` : ''})`);
+    }
+  }
+  return (name) => labels.get(name) || jobName(name).short;
+}

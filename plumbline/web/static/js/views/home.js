@@ -3,7 +3,7 @@ import { api, links } from '../api.js';
 import { badge, emptyState, h, section, table } from '../dom.js';
 import { fmtDuration, fmtShortTime, middleEllipsis, runDuration } from '../format.js';
 import { loadInto } from './common.js';
-import { contextLine, datasetName, jobName } from '../names.js';
+import { contextLine, datasetName, jobLabels, jobName } from '../names.js';
 
 const SHOWN = 50;
 const MAX_NAMESPACES = 20;
@@ -35,11 +35,12 @@ export function renderHome(root) {
     const name = (href, full, parts, ns) => h('td', null,
       h('a', { href, 'data-link': '', class: 'break', title: full }, parts.short),
       h('div', { class: 'muted small break', title: full }, middleEllipsis(contextLine(parts, ns), 52)));
+    const jobLabel = jobLabels(jobs.slice(0, SHOWN).map((j) => j.name));
     return [
       h('p', { class: 'muted small' }, `${namespaces} namespace${namespaces === 1 ? '' : 's'}`),
       h('div', { class: 'grid-2 even' },
         section('Jobs', jobs.length ? table(['Job', 'Latest run', 'Duration#', 'Updated'], jobs.slice(0, SHOWN).map((j) => h('tr', null,
-          name(links.job(j.namespace, j.name), j.name, jobName(j.name), j.namespace),
+          name(links.job(j.namespace, j.name), j.name, { ...jobName(j.name), short: jobLabel(j.name) }, j.namespace),
           h('td', null, j.latestRun ? badge(j.latestRun.state) : h('span', { class: 'muted' }, '—')),
           h('td', { class: 'num' }, j.latestRun ? fmtDuration(runDuration(j.latestRun)) : '—'),
           h('td', { class: 'muted nowrap' }, fmtShortTime(j.updatedAt)))), { id: 'home-jobs' }) : h('p', { class: 'muted' }, 'No jobs yet')),

@@ -5,7 +5,7 @@ import { fmtDuration, fmtTime, runDuration } from '../format.js';
 import { FANOUT_LIMIT, GraphModel, collapseFanouts, columnTransformation, filterEdges, oneStep } from '../graph_model.js';
 import { GraphView, MIN_FIT_SCALE } from '../graph_view.js';
 import { navigate } from '../router.js';
-import { datasetName, jobName } from '../names.js';
+import { datasetName, jobLabels, jobName } from '../names.js';
 
 const DEPTHS = [0, 1, 2, 3, 5, 10];
 
@@ -78,6 +78,7 @@ export function renderLineage(root, _params, query) {
     h('span', { class: 'muted' }, 'Drag to pan · scroll to zoom · shift-click a second node for the path'));
   mount(root, h('div', { class: 'lineage' }, toolbar, h('div', { class: 'lineage-body' }, canvas, panel), legend));
 
+  let jobLabel = (name) => jobName(name).short; // set by draw(): tells the graph's jobs apart
   const labelOf = (n) => {
     const d = n.data || {};
     if (n.type === 'MORE') return [`+${d.count} more`, ''];
@@ -88,7 +89,7 @@ export function renderLineage(root, _params, query) {
     }
     if (n.type === 'JOB') {
       const r = d.latestRun;
-      return [jobName(d.name || p.name).short, r ? `${r.state} · ${fmtDuration(runDuration(r))}` : 'no runs'];
+      return [jobLabel(d.name || p.name), r ? `${r.state} · ${fmtDuration(runDuration(r))}` : 'no runs'];
     }
     // Path-like names read best as "orders" over "file · /data/clean".
     const { short, context } = datasetName(d.name || p.name);
@@ -137,6 +138,7 @@ export function renderLineage(root, _params, query) {
 
   function draw() {
     display = collapseFanouts(model, focusId, { shown, pinned });
+    jobLabel = jobLabels([...model.nodes.values()].filter((n) => n.type === 'JOB').map((n) => (n.data || {}).name || (parseNodeId(n.id) || {}).name));
     view.render(display, { focusId, label: labelOf, edgeLabel, tooltip, layout: mode === 'column' ? { layerGap: 200 } : {} });
     status.remove();
   }
