@@ -5,7 +5,7 @@ from __future__ import annotations
 import signal
 import time
 from pathlib import Path
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 import click
 import platformdirs
@@ -59,7 +59,7 @@ def demo(db_url: str | None, scale: float, host: str, port: int, no_serve: bool)
     try:
         from plumbline.demo.errors import DemoError
         from plumbline.demo.progress import RichReporter, first_sentence, summary_table
-        from plumbline.demo.runner import prepare_work_dir, run_demo
+        from plumbline.demo.runner import SPARK_ERROR_LOG, prepare_work_dir, run_demo
         from plumbline.demo.session import build_session
         from plumbline.demo.summary import fetch_summary
     except ModuleNotFoundError as exc:
@@ -119,9 +119,12 @@ def demo(db_url: str | None, scale: float, host: str, port: int, no_serve: bool)
         except httpx.HTTPError as exc:
             raise click.ClickException(f"cannot read the lineage summary: {exc}") from exc
         console.print(summary_table(run, lineage))
-        for outcome in run.outcomes:
-            if outcome.failed:
-                console.print(f"failed run: {outcome.step.label}: {first_sentence(outcome.error)}")
+        failures = [outcome for outcome in run.outcomes if outcome.failed]
+        for outcome in failures:
+            console.print(f"failed run: {outcome.step.label}: {first_sentence(outcome.error)}")
+        error_log = paths.root / SPARK_ERROR_LOG
+        if failures and error_log.exists():
+            console.print(f"  Spark's error log: {error_log}", soft_wrap=True)
         console.print(f"Open the lineage UI: [bold]{url}/[/]", soft_wrap=True)
         report = f"dataset:file:{paths.table(REPORT_TABLE)}"
         for title, query in (
@@ -129,6 +132,12 @@ def demo(db_url: str | None, scale: float, host: str, port: int, no_serve: bool)
             ("where the report's revenue comes from", {"node": report, "column": "revenue"}),
         ):
             console.print(f"  {title}: {url}/lineage?{urlencode(query)}", soft_wrap=True)
+        for run_id in lineage.failed_run_ids:
+            run_page = f"{url}/runs/{quote(run_id, safe='')}"
+            console.print(f"  the failed run and its root cause: {run_page}", soft_wrap=True)
+            console.print(
+                f"  what changed since its last good run: {run_page}/diff", soft_wrap=True
+            )
         if no_serve:
             return
         console.print("serving until Ctrl-C")

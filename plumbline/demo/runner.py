@@ -28,6 +28,11 @@ FLUSH_TIMEOUT = 120.0
 
 _ERROR_CLASS = re.compile(r"\[[A-Z][A-Z0-9_.]+\][^\n]*")
 
+#: PySpark 4's loggers that print a failed query's error, with its stack trace as one JSON line,
+#: to stderr (``PySparkException._log_exception``); the demo writes them to SPARK_ERROR_LOG.
+PYSPARK_ERROR_LOGGERS = ("DataFrameQueryContextLogger", "SQLQueryContextLogger")
+SPARK_ERROR_LOG = "spark-errors.log"
+
 
 @dataclass(frozen=True)
 class StepOutcome:
@@ -109,6 +114,35 @@ def _quiet_spark_logs(spark: SparkSession, quiet: bool) -> Iterator[None]:
             spark.sparkContext.setLogLevel("ERROR")
 
 
+@contextmanager
+def spark_errors_to_file(path: Path) -> Iterator[None]:
+    """PySpark's error loggers write to `path` instead of the console, until the block ends.
+
+    Only the demo's own session and run do this; the loggers get their handlers back afterwards.
+    PySpark 3.5 has no such loggers, so nothing changes there.
+    """
+    try:
+        from pyspark.logger import PySparkLogger
+    except ImportError:  # pyspark 3.5
+        yield
+        return
+    handler = logging.FileHandler(path, encoding="utf-8", delay=True)
+    saved = []
+    for name in PYSPARK_ERROR_LOGGERS:
+        log = PySparkLogger.getLogger(name)
+        saved.append((log, log.handlers, log.propagate))
+        log.handlers = []
+        log.addHandler(handler)  # PySparkLogger.addHandler formats it as its JSON lines
+        log.propagate = False
+    try:
+        yield
+    finally:
+        for log, handlers, propagate in saved:
+            log.handlers = handlers
+            log.propagate = propagate
+        handler.close()
+
+
 def run_step(spark: SparkSession, paths: DemoPaths, step: Step) -> StepOutcome:
     """Run one job; a failure is an outcome, not an exception, so the scenario can go on."""
     started = time.monotonic()
@@ -170,7 +204,8 @@ def run_demo(
     """Run the scenario with capture on, sending to `server_url`, and wait until it is delivered."""
     capture = enable_capture(spark, server_url, namespace)
     try:
-        run = run_scenario(spark, paths, scale, reporter)
+        with spark_errors_to_file(paths.root / SPARK_ERROR_LOG):
+            run = run_scenario(spark, paths, scale, reporter)
     except BaseException as exc:
         capture.disable(FLUSH_TIMEOUT, error=exc)
         raise

@@ -21,6 +21,8 @@ class LineageSummary:
     runs: int
     failed_runs: int
     column_edges: int
+    #: ids of the failed runs, oldest first
+    failed_run_ids: tuple[str, ...] = ()
 
 
 def _pages(client: httpx.Client, path: str, key: str) -> Iterator[dict[str, Any]]:
@@ -73,10 +75,14 @@ def fetch_summary(
         edges: set[tuple[str, str]] = set()
         for dataset in datasets:
             edges |= _column_edges(client, "file", dataset["name"])
+    failed = sorted(
+        (run for run in runs if run["state"] == "FAILED"), key=lambda run: str(run["createdAt"])
+    )
     return LineageSummary(
         datasets=len(datasets),
         jobs=len(jobs),
         runs=len(runs),
-        failed_runs=sum(run["state"] == "FAILED" for run in runs),
+        failed_runs=len(failed),
         column_edges=len(edges),
+        failed_run_ids=tuple(str(run["id"]) for run in failed),
     )

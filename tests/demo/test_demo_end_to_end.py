@@ -7,6 +7,7 @@ XDG_DATA_HOME) and once on a fresh PostgreSQL database.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -73,10 +74,13 @@ def run_demo_command(data_home: Path, *args: str) -> subprocess.CompletedProcess
 class Lineage:
     """The read API of a server started on the demo's database."""
 
-    def __init__(self, client: httpx.Client, paths: DemoPaths, demo_output: str) -> None:
+    def __init__(
+        self, client: httpx.Client, paths: DemoPaths, demo_output: str, demo_errors: str = ""
+    ) -> None:
         self.client = client
         self.paths = paths
         self.demo_output = demo_output
+        self.demo_errors = demo_errors
 
     def get(self, path: str, **params: Any) -> Any:
         response = self.client.get(path, params=params)
@@ -172,7 +176,7 @@ def demo_lineage(
         url = server.start()
         stack.callback(server.stop)
         client = stack.enter_context(httpx.Client(base_url=url, timeout=60))
-        yield Lineage(client, DemoPaths.under(demo_dir / "work"), out)
+        yield Lineage(client, DemoPaths.under(demo_dir / "work"), out, result.stderr)
 
 
 def _stage_inputs(graph: list[dict[str, Any]]) -> dict[str, set[str]]:
@@ -339,6 +343,64 @@ def test_the_printed_ui_links_show_the_report_lineage(demo_lineage: Lineage) -> 
             page.goto(f"{demo_lineage.client.base_url}".rstrip("/") + link)
             for node_id in node_ids:
                 page.wait_for_selector(f'g.node[data-id="{node_id}"]', timeout=30_000)
+        browser.close()
+    assert errors == []
+
+
+def test_the_planned_failure_keeps_the_output_a_readable_story(demo_lineage: Lineage) -> None:
+    """PySpark 4 logs a failed query's error with its stack trace as a multi-kilobyte JSON line on
+    stderr; the demo writes that to a file in its folder and says where."""
+    import pyspark
+
+    console = demo_lineage.demo_output + demo_lineage.demo_errors
+    assert '"logger"' not in console and '"stacktrace"' not in console, console
+    assert "Traceback" not in console, console
+    log = demo_lineage.paths.root / "spark-errors.log"
+    if int(pyspark.__version__.split(".")[0]) >= 4:
+        logged = [json.loads(line) for line in log.read_text().splitlines()]
+        assert [entry["logger"] for entry in logged] == ["DataFrameQueryContextLogger"]
+        assert "[CAST_INVALID_INPUT]" in logged[0]["msg"]
+        assert f"  Spark's error log: {log}" in demo_lineage.demo_output.splitlines()
+    assert re.search(r"failed as planned 2024-03-02 clean_orders", demo_lineage.demo_output)
+
+
+def test_the_demo_prints_the_failed_runs_links(demo_lineage: Lineage) -> None:
+    """Beside the report's links: the failed run's page (with its root cause) and its diff."""
+    failed = _failed_clean_orders_run(demo_lineage)["id"]
+    out = demo_lineage.demo_output
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("Open the lineage UI: "))
+    base = lines[start].removeprefix("Open the lineage UI: ").rstrip("/")
+    links = lines[start + 1 :]
+    assert f"  the failed run and its root cause: {base}/runs/{failed}" in links, out
+    assert f"  what changed since its last good run: {base}/runs/{failed}/diff" in links, out
+
+
+@pytest.mark.browser
+def test_the_printed_failed_run_links_open_its_root_cause_and_diff(demo_lineage: Lineage) -> None:
+    chromium = shutil.which("chromium") or "/usr/bin/chromium"
+    if not Path(chromium).exists():
+        pytest.skip("chromium is not installed")
+    from playwright.sync_api import sync_playwright
+
+    paths = re.findall(
+        r"^  (?:the failed run|what changed)[^:]*: http://127\.0\.0\.1:\d+(/runs/\S+)$",
+        demo_lineage.demo_output,
+        re.M,
+    )
+    assert len(paths) == 2, demo_lineage.demo_output
+    base = f"{demo_lineage.client.base_url}".rstrip("/")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        page = browser.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(base + paths[0])
+        page.wait_for_selector("#root-cause table, #root-cause .muted", timeout=30_000)
+        assert "CAST_INVALID_INPUT" in page.inner_text("#run-error")
+        page.goto(base + paths[1])
+        page.wait_for_selector("#run-diff #diff-runs", timeout=30_000)
+        assert "CAST_INVALID_INPUT" in page.inner_text("#run-diff")
         browser.close()
     assert errors == []
 
