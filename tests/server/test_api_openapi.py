@@ -203,6 +203,7 @@ def test_every_read_route_answers_what_it_documents(spec: dict[str, Any], live_s
             ("GET", "/api/v1/alerts", "/api/v1/alerts", {"kind": "schema-drift"}),
             ("POST", "/api/v1/alerts/{id}/ack", f"/api/v1/alerts/{alert_id}/ack", {}),
             ("GET", "/api/v1/coverage", "/api/v1/coverage", {"namespace": "file"}),
+            ("GET", "/api/v1/failed-runs", "/api/v1/failed-runs", {"limit": 5}),
             ("GET", "/api/v1/events", "/api/v1/events", {"limit": 5}),
             ("GET", "/api/v1/events/{namespace}", "/api/v1/events/shop", {}),
             ("GET", "/api/v1/search", "/api/v1/search", {"q": "orders", "sort": "UPDATE_AT"}),

@@ -23,6 +23,7 @@ __all__ = [
     "datasets",
     "events",
     "export_reads",  # what `plumbline export` reads, in key order and batches
+    "failed_runs",
     "impact",
     "jobs",
     "lineage",
