@@ -88,5 +88,5 @@ def test_nothing_to_attend_to_is_one_quiet_line(
         page.goto(f"{server.url}/")
         page.wait_for_selector("#attention-none")
         assert page.inner_text("#attention-none") == "No failed run and no open alert."
-        assert page.locator("#home-jobs").count() == 1
+        page.wait_for_selector("#home-jobs")
         assert page.page_errors == []

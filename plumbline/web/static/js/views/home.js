@@ -71,7 +71,7 @@ function renderAttention({ failed, alerts }) {
   if (!runs.length && !open.length) return h('p', { class: 'muted small', id: 'attention-none' }, 'No failed run and no open alert.');
   return h('div', { class: 'grid-2 even' },
     section(`Latest failures${failed.totalCount ? ` (${failed.totalCount})` : ''}`, runs.length
-      ? table(['Job', 'Run', 'When'], runs.map(failedRow), { id: 'home-failures' })
+      ? table(['Job', 'Run', 'When'], runs.map(failedRow(jobLabels(runs.map((r) => r.job.name)))), { id: 'home-failures' })
       : h('p', { class: 'muted', id: 'home-failures-none' }, 'No failed run.')),
     section('Open alerts', open.length
       ? [table(['Alert', 'On', 'Seen'], open.map(alertRow), { id: 'home-alerts' }),
@@ -79,13 +79,13 @@ function renderAttention({ failed, alerts }) {
       : h('p', { class: 'muted', id: 'home-alerts-none' }, 'No open alert.')));
 }
 
-function failedRow(run) {
+const failedRow = (label) => (run) => {
   const parts = jobName(run.job.name);
   const fixed = run.jobLatestRunId && run.jobLatestRunId !== run.id && run.jobLatestRunState === 'COMPLETED';
   const error = String(run.errorMessage || '').split('\n')[0];
   return h('tr', { 'data-run': run.id },
     h('td', null,
-      h('a', { href: links.job(run.job.namespace, run.job.name), 'data-link': '', class: 'break', title: run.job.name }, parts.short),
+      h('a', { href: links.job(run.job.namespace, run.job.name), 'data-link': '', class: 'break', title: run.job.name }, label(run.job.name)),
       h('div', { class: 'muted small break', title: run.errorMessage || '' }, middleEllipsis(error || contextLine(parts, run.job.namespace), 90))),
     h('td', null,
       h('div', null, badge(run.state), ' ', h('a', { href: links.run(run.id), 'data-link': '', class: 'mono', title: run.id }, shortId(run.id))),
@@ -93,7 +93,7 @@ function failedRow(run) {
         h('a', { href: links.runDiff(run.id), 'data-link': '' }, 'what changed'),
         fixed ? h('span', { class: 'muted', 'data-fixed': '' }, ' · a later run completed') : null)),
     h('td', { class: 'muted nowrap' }, fmtShortTime(run.endedAt || run.startedAt)));
-}
+};
 
 function alertRow(alert) {
   const node = parseNodeId(alert.subject) || { type: 'DATASET', name: alert.subject, namespace: '' };
