@@ -7,6 +7,8 @@ import re
 import zlib
 from typing import Any
 
+import msgspec
+
 from plumbline.openlineage.errors import OpenLineageError
 
 # wbits for zlib: 16 + MAX_WBITS reads gzip, MAX_WBITS reads zlib (HTTP's 'deflate')
@@ -72,17 +74,48 @@ def _no_constants(name: str) -> Any:
 
 
 def decode_json(body: bytes) -> Any:
-    """Parse JSON (UTF-8); :class:`MalformedBodyError` says where it breaks."""
+    """Parse JSON (UTF-8); :class:`MalformedBodyError` says where it breaks, by byte offset."""
     try:
         return json.loads(body, parse_constant=_no_constants)
     except json.JSONDecodeError as exc:
+        where = _byte_offset(body, exc.doc, exc.pos)
         raise MalformedBodyError(
-            f"the body is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+            f"the body is not valid JSON: {exc.msg} at byte {where} "
+            f"(line {exc.lineno} column {exc.colno})"
         ) from None
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise MalformedBodyError(f"the body is not valid JSON: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise MalformedBodyError(
+            f"the body is not valid JSON: it is not {exc.encoding.upper()} "
+            f"({exc.reason} at byte {exc.start})"
+        ) from None
+    except ValueError as exc:  # NaN, Infinity, -Infinity: json does not say where
+        where = _msgspec_offset(body)
+        at = f" at byte {where}" if where is not None else ""
+        raise MalformedBodyError(f"the body is not valid JSON: {exc}{at}") from None
     except RecursionError:
         raise TooDeepError("the JSON is nested too deep to decode") from None
+
+
+def _byte_offset(body: bytes, text: str, position: int) -> int:
+    """The byte of ``body`` that character ``position`` of its decoded ``text`` starts at (a
+    byte-order mark counts: ``encode`` writes the one ``decode`` dropped)."""
+    return len(text[:position].encode(json.detect_encoding(body), "surrogatepass"))
+
+
+_BYTE = re.compile(r"\(byte (\d+)\)")
+
+
+def _msgspec_offset(body: bytes) -> int | None:
+    """Where msgspec's decoder finds the body malformed (it says by byte), if it does."""
+    try:
+        msgspec.json.decode(body)
+    except msgspec.DecodeError as exc:
+        found = _BYTE.search(str(exc))
+        if found is None:
+            return None
+        where = int(found.group(1))
+        return where - 1 if body[where - 1 : where] == b"-" else where  # -Infinity's sign
+    return None
 
 
 # a JSON string (escapes included) or one of the characters that shape an array's elements

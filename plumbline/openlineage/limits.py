@@ -13,11 +13,17 @@ failing the events sent with it. The limits (docs/reference.md, "Limits of an ev
   symlink's type, a transformation's type and subtype, an error's language) their column's size;
 - date-times (``eventTime``, ``nominalTime``): from :data:`MIN_TIME` to before :data:`MAX_TIME`,
   in UTC (a time zone offset must not carry it out of the years both backends store);
-- statistics (``rowCount``, ``size``, ``fileCount``): whole numbers that fit in 64 bits.
+- numbers, anywhere: integers within 64 bits (``-2**63`` to ``2**63 - 1``), other numbers within a
+  64-bit float's range (``1e400`` reads as infinity, which neither JSON column can hold);
+- namespaces: not empty (an empty one is not addressable by any path);
+- statistics (``rowCount``, ``size``, ``fileCount``): whole numbers that fit in 64 bits; a
+  ``rowCount`` is not negative.
 """
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
@@ -43,6 +49,7 @@ FIELD_TYPE, VERSION, SYMLINK_TYPE, TRANSFORMATION_TYPE, TRANSFORMATION_SUBTYPE =
 ERROR_LANGUAGE = 64
 
 Path = tuple[int | str, ...]
+EMPTY_NAMESPACE = "must not be empty (a namespace names where jobs and datasets live)"
 
 
 def document_violations(document: Any, base_depth: int = 1) -> Iterator[tuple[Path, str]]:
@@ -53,6 +60,10 @@ def document_violations(document: Any, base_depth: int = 1) -> Iterator[tuple[Pa
         path, value, depth = stack.pop()
         if isinstance(value, str):
             yield from _string_violations(path, value)
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            reason = number_violation(value)
+            if reason is not None:
+                yield path, reason
         elif isinstance(value, dict):
             if depth > MAX_NESTING:
                 yield path[:4], f"is nested deeper than {MAX_NESTING} levels"
@@ -68,12 +79,31 @@ def document_violations(document: Any, base_depth: int = 1) -> Iterator[tuple[Pa
 
 
 _NOT_BRACKETS = bytes(set(range(256)) - set(b"{}[]"))
+# a number of 19 digits or more, or with a positive exponent of 3 digits: every number past 64
+# bits or a float's range matches (so do a few strings and harmless numbers: a closer look)
+_BIG_NUMBER = re.compile(
+    rb"(?:^|[:,\[])\s*-?(?:[0-9]{19}|[0-9]+(?:\.[0-9]*)?[eE]\+?0*[1-9][0-9]{2})"
+)
+NUMBER_MESSAGE = (
+    "is a number the store cannot hold: integers must fit in 64 bits "
+    "(-9223372036854775808 to 9223372036854775807), other numbers in a 64-bit float "
+    "(at most about 1.8e308)"
+)
+
+
+def number_violation(value: int | float) -> str | None:
+    """Why a JSON number cannot be stored (an integer past 64 bits, a float that read as
+    infinity), or None."""
+    if isinstance(value, int):
+        return None if _INT64[0] <= value <= _INT64[1] else NUMBER_MESSAGE
+    return None if math.isfinite(value) else NUMBER_MESSAGE
 
 
 def surely_within(data: bytes, base_depth: int = 1) -> bool:
     """A quick check on a JSON document's bytes, at C speed: True when it surely keeps the
-    nesting, NUL and string-size limits (False: walk it with :func:`document_violations`)."""
-    if b"\\u0000" in data or len(data) > MAX_STRING:
+    nesting, NUL, string-size and number limits (False: walk it with
+    :func:`document_violations`)."""
+    if b"\\u0000" in data or len(data) > MAX_STRING or _BIG_NUMBER.search(data):
         return False
     # brackets inside strings are counted too: they only make the check give up more often (a
     # string's unpaired bracket unbalances the sequence) or bound the depth less tightly
@@ -145,7 +175,10 @@ def part_violations(slot: str, part: Any) -> list[tuple[Path, str]]:
 
     def names(path: Path, holder: Any) -> None:
         if isinstance(holder, dict):
-            text((*path, "namespace"), holder.get("namespace"), MAX_NAMESPACE)
+            namespace = holder.get("namespace")
+            if namespace == "":
+                found.append(((*path, "namespace"), EMPTY_NAMESPACE))
+            text((*path, "namespace"), namespace, MAX_NAMESPACE)
             text((*path, "name"), holder.get("name"), MAX_NAME)
 
     if slot == "job":
@@ -247,6 +280,8 @@ def _column_lineage(found: list[tuple[Path, str]], path: Path, facet: Any, text:
             if not isinstance(item, dict):
                 continue
             namespace, name, field = item.get("namespace"), item.get("name"), item.get("field")
+            if namespace == "":
+                found.append(((*where, index, "namespace"), EMPTY_NAMESPACE))
             if (
                 (isinstance(namespace, str) and len(namespace) > MAX_NAMESPACE)
                 or (isinstance(name, str) and len(name) > MAX_NAME)
@@ -277,6 +312,8 @@ def _statistics(found: list[tuple[Path, str]], path: Path, facet: Any) -> None:
         value = facet.get(key)
         if isinstance(value, int) and not _INT64[0] <= value <= _INT64[1]:
             found.append(((*path, key), "does not fit in 64 bits"))
+        elif key == "rowCount" and isinstance(value, int) and value < 0:
+            found.append(((*path, key), "must not be negative (a count of rows)"))
 
 
 def _get(value: Any, *keys: str) -> Any:

@@ -169,7 +169,7 @@ def test_valid_variants_decide_the_same() -> None:
     nulls["eventType"] = None
     extras = minimal_run_event()
     extras["customTopLevel"] = {"kept": [1, 2.5, None, True, "é"]}
-    extras["x-big"] = 2**70
+    extras["x-big"] = 2**63 - 1
     python_names = minimal_run_event()
     python_names["event_type"] = python_names.pop("eventType")  # populate_by_name
     job_event = minimal_run_event()
@@ -201,14 +201,27 @@ def test_duplicate_keys_keep_the_last_value_as_json_does() -> None:
 def test_floats_and_big_integers_keep_the_canonical_json_of_json_dumps() -> None:
     event = minimal_run_event()
     event["run"]["facets"] = {
-        "custom": {**FACET, "ratio": 1e-05, "big": 1e16, "huge": 2**64 + 1, "neg": -(2**63) - 1}
+        "custom": {**FACET, "ratio": 1e-05, "big": 1e16, "huge": 2**63 - 1, "neg": -(2**63)}
     }
     event["outputs"][0]["outputFacets"] = {"outputStatistics": {**FACET, "rowCount": 2**63 - 1}}
     body = _body(event)
     [outcome] = assert_same(body)
     assert isinstance(outcome, ParsedEvent)
-    assert b'"ratio":1e-05' in outcome.canonical and str(2**64 + 1).encode() in outcome.canonical
+    assert b'"ratio":1e-05' in outcome.canonical and str(-(2**63)).encode() in outcome.canonical
     assert outcome.canonical == stdlib_canonical_json(event)
+
+
+@pytest.mark.parametrize(
+    "number", [str(2**64 + 1), str(-(2**63) - 1), "1e400", "-1e400", "1e309", "1" + "0" * 400]
+)
+def test_a_number_the_store_cannot_hold_rejects_the_event_naming_it(number: str) -> None:
+    event = minimal_run_event()
+    event["run"]["facets"] = {"custom": {**FACET, "v": "__n__"}}
+    body = _body(event).replace(b'"__n__"', number.encode())
+    [outcome] = assert_same(body)
+    assert isinstance(outcome, EventValidationError)
+    assert [v.field for v in outcome.violations] == ["run.facets.custom.v"]
+    assert "number the store cannot hold" in outcome.violations[0].message
 
 
 def test_a_lone_surrogate_is_a_422_naming_the_field() -> None:

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import httpx
+import pytest
 from ingest_helpers import count, event, post
 
 BASE = "https://openlineage.io/spec/2-0-2/OpenLineage.json"
@@ -73,6 +74,25 @@ def test_malformed_json_is_400(live_server: Any) -> None:
     body = response.json()
     assert body["code"] == 400 and body["errors"] == []
     assert body["message"].startswith("the body is not valid JSON")
+
+
+INVALID_JSON = {  # body -> the byte its 400 names (issue 28 item 3)
+    b'{"eventType": NaN}': 14,
+    b'[{"eventType": "START", "x": -Infinity}]': 29,
+    b'{"eventType": "\xff"}': 15,
+    b'{"eventType": "\xc0\xaf"}': 15,  # overlong UTF-8 of "/"
+    b'{"eventType": "START"} trailing': 23,
+    b'[{"eventType": "START"}] ]': 25,
+}
+
+
+@pytest.mark.parametrize("body", INVALID_JSON, ids=[repr(b)[:40] for b in INVALID_JSON])
+def test_a_body_that_is_not_json_is_400_naming_the_byte(live_server: Any, body: bytes) -> None:
+    response = post(live_server.url, None, raw=body)
+    assert response.status_code == 400, response.text
+    answer = response.json()
+    assert answer["message"].startswith("the body is not valid JSON"), answer
+    assert f"at byte {INVALID_JSON[body]}" in answer["message"], answer
 
 
 def test_broken_gzip_is_400(live_server: Any) -> None:
