@@ -35,6 +35,7 @@ class Downstream:
     failures: int = 0
     fail_with: int | None = None  # answer every POST with this status while set
     failure_rate: float = 0.0  # answer 503 at random with this probability
+    redirects: dict[str, str] = field(default_factory=dict)  # path -> 307 to this Location
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def bodies(self) -> list[bytes]:
@@ -62,6 +63,13 @@ def _handler(state: Downstream, seed: int) -> type[BaseHTTPRequestHandler]:
             body = self.rfile.read(length)
             if len(body) < length:  # the sender died mid-request: nothing was delivered
                 self.close_connection = True
+                return
+            location = state.redirects.get(self.path)
+            if location is not None:
+                self.send_response(307)
+                self.send_header("Location", location)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
                 return
             with state.lock:
                 fail = state.fail_with

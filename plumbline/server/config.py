@@ -17,10 +17,12 @@ import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from plumbline.errors import PlumblineError
-from plumbline.openlineage.urls import target_key
+from plumbline.openlineage.urls import redact_url, target_key
 from plumbline.server.ingest_budget import minimum_budget
+from plumbline.server.outbox.addresses import RefusedAddress, check_literal
 from plumbline.server.outbox.policy import ENV_VARS, OutboxPolicy
 from plumbline.server.settings import (
     DEFAULT_INGEST_MEMORY_BYTES,
@@ -210,7 +212,7 @@ def _notify_targets(entries: Any, urls: tuple[str, ...]) -> tuple[NotifyTarget, 
     for entry in entries:
         if not isinstance(entry, dict) or not isinstance(entry.get("url"), str):
             raise ConfigError("each [[notify]] entry needs a url string")
-        unknown = sorted(set(entry) - {"url", "headers", "namespaces", "kinds", "api_key"})
+        unknown = sorted(set(entry) - _NOTIFY_KEYS)
         if unknown:
             raise ConfigError(f"[[notify]]: unknown key(s) {', '.join(unknown)}")
         headers = entry.get("headers", {})
@@ -222,6 +224,9 @@ def _notify_targets(entries: Any, urls: tuple[str, ...]) -> tuple[NotifyTarget, 
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise ConfigError(f"[[notify]] {name} must be a list of strings")
             lists[name] = tuple(value)
+        allow_private = entry.get("allow_private", False)
+        if not isinstance(allow_private, bool):
+            raise ConfigError("[[notify]] allow_private must be true or false")
         bad = [kind for kind in lists["kinds"] if kind not in KINDS]
         if bad:
             raise ConfigError(
@@ -232,6 +237,7 @@ def _notify_targets(entries: Any, urls: tuple[str, ...]) -> tuple[NotifyTarget, 
                 url=entry["url"],
                 headers={str(k): str(v) for k, v in headers.items()},
                 api_key=entry.get("api_key"),
+                allow_private=allow_private,
                 **lists,
             )
         )
@@ -239,10 +245,25 @@ def _notify_targets(entries: Any, urls: tuple[str, ...]) -> tuple[NotifyTarget, 
     targets += [NotifyTarget(url=url) for url in urls if url not in known]
     for target in targets:
         try:
-            target.endpoint  # noqa: B018 - raises ValueError for a URL that is not http(s)
+            check_literal(target.endpoint, target.allow_private)  # ValueError: not http(s)
+        except RefusedAddress as exc:
+            raise ConfigError(f"notify target {redact_url(target.url)}: {exc}") from None
         except ValueError as exc:
             raise ConfigError(f"notify target: {exc}") from None
+        _no_user_info_with_key("notify", target.url, target.api_key)
     return tuple(targets)
+
+
+_NOTIFY_KEYS = frozenset({"url", "headers", "namespaces", "kinds", "api_key", "allow_private"})
+
+
+def _no_user_info_with_key(kind: str, url: str, api_key: str | None) -> None:
+    """A URL with ``user:password@`` and an ``api_key`` would send one of the two: refused."""
+    if api_key and "@" in urlsplit(url.strip()).netloc:
+        raise ConfigError(
+            f"{kind} target {redact_url(url)}: the URL has user info and the table an api_key; "
+            "give one (the key is sent as Authorization: Bearer)"
+        )
 
 
 def _alert_settings(table: Any) -> tuple[AlertRules, float]:
@@ -357,6 +378,7 @@ def _forward_target(entry: Any) -> ForwardTarget:
     headers = entry.get("headers", {})
     if not isinstance(headers, dict):
         raise ConfigError("[[forward]] headers must be a table")
+    _no_user_info_with_key("forward", entry["url"], entry.get("api_key"))
     return ForwardTarget(
         url=entry["url"],
         api_key=entry.get("api_key"),

@@ -48,6 +48,8 @@ class NotifyTarget:
     namespaces: tuple[str, ...] = ()
     kinds: tuple[str, ...] = ()
     api_key: str | None = None
+    # loopback and private addresses allowed (link-local never: plumbline.server.outbox.addresses)
+    allow_private: bool = False
 
     @property
     def endpoint(self) -> str:
