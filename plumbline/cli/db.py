@@ -9,7 +9,8 @@ import click
 from sqlalchemy.engine import Engine
 
 from plumbline.cli.options import db_option
-from plumbline.store import create_store_engine, default_db_url
+from plumbline.cli.stores import existing_store, reachable, say_if_new
+from plumbline.store import default_db_url
 
 
 @click.group()
@@ -24,7 +25,9 @@ def upgrade(db_url: str | None) -> None:
     from plumbline.store import StoreError, current_revision
     from plumbline.store import upgrade as run_upgrade
 
-    engine = _reachable(db_url)
+    url = db_url or default_db_url()
+    say_if_new(url)
+    engine = reachable(url)
     before = current_revision(engine)
     try:
         after = run_upgrade(engine)
@@ -91,25 +94,13 @@ def prune(
         click.echo(f"{verb} {count} {table} rows")
 
 
-def _reachable(db_url: str | None) -> Engine:
-    """The store's engine, once a connection to it has worked (a clear error otherwise)."""
-    from sqlalchemy.exc import OperationalError
-
-    engine = create_store_engine(db_url or default_db_url())
-    try:
-        with engine.connect():
-            pass
-    except OperationalError as exc:
-        raise click.ClickException(f"cannot reach the database: {exc.orig}") from exc
-    return engine
-
-
 def _store_at_newest_schema(db_url: str | None) -> Engine:
-    """The store's engine, once its schema is known to be this plumbline's newest (read
-    without alembic when it is; alembic explains when it is not)."""
+    """The store's engine, once it exists (nothing is created: a missing one is refused, exit 2)
+    and its schema is known to be this plumbline's newest (read without alembic when it is;
+    alembic explains when it is not)."""
     from plumbline.store import at_newest_schema
 
-    engine = _reachable(db_url)
+    engine = existing_store(db_url)
     if at_newest_schema(engine):
         return engine
     from plumbline.store import StoreError, check_not_newer, current_revision, head_revision

@@ -61,6 +61,10 @@ def export(
             )
         except ExportError as exc:
             raise click.ClickException(str(exc)) from exc
+        except OSError as exc:  # a folder it cannot make or write: said plainly, no class name
+            reason = exc.strerror or str(exc)
+            where = exc.filename or out
+            raise click.ClickException(f"cannot write the export to {where}: {reason}") from exc
 
     if quiet:  # no progress bar: rich is not even imported (the start-up counts, issue 18)
         result = run(None)

@@ -8,6 +8,7 @@ import sys
 import click
 
 from plumbline.cli.options import PORT, db_option
+from plumbline.cli.stores import say_if_new
 from plumbline.server import ConfigError, build_settings
 from plumbline.store import default_db_url, is_sqlite
 
@@ -149,6 +150,8 @@ def serve(
             raise ConfigError(
                 "--workers above 1 needs PostgreSQL: an SQLite store has a single writer"
             )
+        if settings.store:
+            say_if_new(settings.db_url)
         app = create_app(settings)  # migrates the store, once, before any worker starts
     except (ConfigError, StoreError) as exc:
         raise click.ClickException(str(exc)) from exc

@@ -6,14 +6,15 @@ import click
 from sqlalchemy.engine import Engine
 
 from plumbline.cli.options import db_option
-from plumbline.store import create_store_engine, default_db_url
+from plumbline.cli.stores import existing_store
 
 
 def _engine(db_url: str | None) -> Engine:
-    """The store at ``db_url``, migrated (tokens live in the store's database)."""
+    """The existing store at ``db_url`` (a missing one is refused, exit 2), migrated to the newest
+    schema (tokens live in the store's database)."""
     from plumbline.store import StoreError, upgrade
 
-    engine = create_store_engine(db_url or default_db_url())
+    engine = existing_store(db_url)
     try:
         upgrade(engine)
     except StoreError as exc:

@@ -85,6 +85,8 @@ def test_bad_arguments_are_refused_with_a_clear_message(db_url: str, engine: Eng
 
 
 def test_refuses_a_database_that_is_not_migrated(tmp_path: Any) -> None:
+    # issue 27: a mistyped path used to create (and then refuse) an empty file; nothing is made now
     code, output = _prune(f"sqlite:///{tmp_path / 'empty.db'}", "--older-than", "30d")
-    assert code == 1
-    assert "run `plumbline db upgrade` first" in output
+    assert code == 2
+    assert "no plumbline store at" in output and "plumbline db upgrade" in output
+    assert not (tmp_path / "empty.db").exists()

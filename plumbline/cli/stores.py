@@ -1,0 +1,91 @@
+"""The store a command opens. Only ``serve`` and ``db upgrade`` (and ``demo``, which makes its own)
+may create one, and they say so in one line first; every other command refuses a database that
+holds no plumbline store (a missing SQLite file, a PostgreSQL database never migrated) in one line,
+exit status 2, instead of creating an empty one at a mistyped path."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+
+from plumbline.openlineage.urls import redact_url
+from plumbline.store import create_store_engine, default_db_url
+
+
+class NoStore(click.ClickException):
+    """A database that holds no plumbline store: a usage error (exit status 2)."""
+
+    exit_code = 2
+
+
+def sqlite_file(url: str) -> Path | None:
+    """The file of an SQLite URL (None: not SQLite, or an in-memory database)."""
+    parsed = sa.make_url(url)
+    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
+        return None
+    return Path(str(parsed.database)).expanduser().absolute()
+
+
+def reachable(url: str) -> Engine:
+    """The store's engine, once a connection to it has worked (a clear error otherwise)."""
+    from sqlalchemy.exc import OperationalError
+
+    engine = create_store_engine(url)
+    try:
+        with engine.connect():
+            pass
+    except OperationalError as exc:
+        engine.dispose()
+        raise click.ClickException(f"cannot reach the database: {exc.orig}") from exc
+    return engine
+
+
+def _hint() -> str:
+    return "`plumbline db upgrade --db URL` or `plumbline serve --db URL` creates one"
+
+
+def existing_store(db_url: str | None) -> Engine:
+    """The engine of the store at ``db_url`` (default: PLUMBLINE_DB's or the user data dir's),
+    which must exist: refused with :class:`NoStore` otherwise, nothing created."""
+    url = db_url or default_db_url()
+    path = sqlite_file(url)
+    if path is not None and not path.is_file():
+        raise NoStore(f"no plumbline store at {path} (no such file): {_hint()}")
+    engine = reachable(url)
+    from plumbline.store import current_revision
+
+    try:
+        revision = current_revision(engine)
+    except sa.exc.DBAPIError:
+        revision = None
+    if revision is None:
+        engine.dispose()
+        where = str(path) if path is not None else redact_url(url)
+        raise NoStore(f"{where} holds no plumbline store (never migrated): {_hint()}")
+    return engine
+
+
+def say_if_new(url: str) -> None:
+    """Before ``serve`` or ``db upgrade`` creates a store: one line on stderr saying where (and
+    which folders it makes). Nothing is said for an existing store or one out of reach."""
+    path = sqlite_file(url)
+    if path is not None:
+        if path.exists():
+            return
+        missing = next((p for p in reversed(path.parents) if not p.exists()), None)
+        folders = f" (and the folder {missing})" if missing is not None else ""
+        click.echo(f"plumbline: creating a new store at {path}{folders}", err=True)
+        return
+    from plumbline.store import current_revision
+
+    engine = create_store_engine(url)
+    try:
+        if current_revision(engine) is None:
+            click.echo(f"plumbline: creating a new store in {redact_url(url)}", err=True)
+    except sa.exc.DBAPIError:
+        pass  # out of reach: the command says so
+    finally:
+        engine.dispose()
