@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Set up plumbline on a fresh machine: Java (for Spark), a virtualenv in .venv, the package.
-#   scripts/setup.sh          what `plumbline demo` needs
-#   scripts/setup.sh --test   also what the tests need (Chromium, the PostgreSQL JDBC driver, PostgreSQL
-#                             installed and running, .venv-spark4 with the newest Spark line, the Spark
-#                             runtime jars of scripts/spark-jars.toml in their cache)
+# Set up plumbline on a fresh machine: Java (for Spark), a virtualenv, the package. One virtualenv per
+# purpose, so that neither replaces the other's PySpark under it:
+#   scripts/setup.sh          what `plumbline demo` needs, in .venv-demo (the `spark` extra: the newest
+#                             PySpark)
+#   scripts/setup.sh --test   what the tests need: .venv (the `test` extra: PySpark 3.5.8), .venv-spark4
+#                             with the newest Spark line, Chromium, the PostgreSQL JDBC driver, PostgreSQL
+#                             installed and running, the Spark runtime jars of scripts/spark-jars.toml in
+#                             their cache
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -86,16 +89,16 @@ if ! command -v java >/dev/null 2>&1; then
   apt_install openjdk-17-jre-headless
 fi
 
-if [ ! -x .venv/bin/python ]; then
-  log "creating virtualenv .venv"
-  "$python" -m venv .venv
+if [ $want_test -eq 1 ]; then venv=.venv; extras="spark,test"; else venv=.venv-demo; extras="spark"; fi
+if [ ! -x "$venv/bin/python" ]; then
+  log "creating virtualenv $venv"
+  "$python" -m venv "$venv"
 fi
-stamp=".venv/.plumbline-setup$want_test"
+stamp="$venv/.plumbline-setup$want_test"
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
-  log "installing Python packages (first run downloads PySpark, ~300 MB)"
-  .venv/bin/python -m pip install -q --upgrade pip
-  if [ $want_test -eq 1 ]; then extras="spark,test"; else extras="spark"; fi
-  .venv/bin/python -m pip install -q -e ".[$extras]"
+  log "installing Python packages in $venv (first run downloads PySpark, ~300 MB)"
+  "$venv/bin/python" -m pip install -q --upgrade pip
+  "$venv/bin/python" -m pip install -q -e ".[$extras]"
   touch "$stamp"
 fi
 
