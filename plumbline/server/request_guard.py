@@ -1,14 +1,15 @@
 """Cross-site protection, before any route runs (issue 15 item 4).
 
-Three checks, each answered in the common error shape:
+Three checks, each answered in the common error shape (a request with more than one ``Host`` or
+``Origin`` header is 400 first: only one of them would be checked):
 
 - **Host** (every request): on a loopback bind only loopback names are served (``localhost``,
   ``*.localhost``, ``127.0.0.0/8``, ``[::1]``) plus the ``--allowed-host`` names; on any other bind
   the check is by ``--allowed-host`` when given, else off. A DNS-rebinding page (its own name
   resolving to 127.0.0.1) gets 421 and reads nothing.
 - **Origin** (writes: POST, PUT, PATCH, DELETE): a request that carries ``Origin`` must come from
-  this server's own origin (the Origin's host and port are the ``Host`` header) or from an
-  ``--allowed-host`` name; else 403. ``Origin: null`` (sandboxed pages, file://) is refused.
+  this server's own origin (the Origin's scheme is the request's, its host and port the ``Host``
+  header) or from an ``--allowed-host`` name; else 403. ``Origin: null`` (sandboxed pages, file://) is refused.
 - **Content type** (writes): a write that has a body or declares a content type must declare a
   JSON media type (``application/json``, ``application/*+json``, parameters allowed); else 415.
   A web page cannot send that cross-site without a CORS preflight, which this server never
@@ -91,6 +92,9 @@ class RequestGuard(HttpMiddleware):
     def refusal(self, scope: Scope) -> tuple[int, str] | None:
         """(status, message) when the request is refused, else None."""
         headers = _headers(scope)
+        repeated = _repeated(scope, ("host", "origin"))
+        if repeated is not None:
+            return 400, f"the request has more than one {repeated.title()} header"
         host = headers.get("host")
         if host is not None and not self.policy.accepts(host_name(host)):
             return 421, (
@@ -101,7 +105,7 @@ class RequestGuard(HttpMiddleware):
         if method not in WRITE_METHODS:
             return None
         origin = headers.get("origin")
-        if origin is not None and not self._same_origin(origin, host):
+        if origin is not None and not self._same_origin(origin, host, scope.get("scheme", "http")):
             return 403, (
                 f"cross-origin write refused: Origin {origin[:200]!r} is not this server "
                 "(--allowed-host adds names)"
@@ -114,12 +118,12 @@ class RequestGuard(HttpMiddleware):
             )
         return None
 
-    def _same_origin(self, origin: str, host: str | None) -> bool:
+    def _same_origin(self, origin: str, host: str | None, own_scheme: str) -> bool:
         scheme, sep, netloc = origin.strip().lower().partition("://")
         if not sep or scheme not in ("http", "https") or not netloc:
             return False  # 'null' and anything that is not a web origin
-        if host is not None and netloc == host.strip().lower():
-            return True
+        if host is not None and netloc == host.strip().lower() and scheme == own_scheme:
+            return True  # the same scheme, host and port: this server's origin
         return host_name(netloc) in self.policy.allowed
 
 
@@ -129,6 +133,18 @@ def _headers(scope: Scope) -> dict[str, str]:
     for key, value in scope.get("headers", []):
         found.setdefault(key.decode("latin-1").lower(), value.decode("latin-1"))
     return found
+
+
+def _repeated(scope: Scope, names: tuple[str, ...]) -> str | None:
+    """The first of ``names`` (lower-case) the request carries more than once, else None."""
+    seen: set[str] = set()
+    for key, _ in scope.get("headers", []):
+        name = key.decode("latin-1").lower()
+        if name in names:
+            if name in seen:
+                return name
+            seen.add(name)
+    return None
 
 
 def _has_body(headers: dict[str, str]) -> bool:

@@ -5,6 +5,7 @@ both backends: a JSON content type on writes, an Origin check, and the loopback 
 from __future__ import annotations
 
 import json
+import socket
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -62,6 +63,54 @@ def test_a_same_origin_write_is_accepted(make_server: Server) -> None:
     server = make_server()
     headers = {"Content-Type": "application/json", "Origin": server.url}
     assert _post(server, headers).status_code == 201
+
+
+def test_an_origin_of_another_scheme_is_refused(make_server: Server) -> None:
+    # issue 28 item 9: https://host:port is another origin than the http server at host:port
+    server = make_server()
+    other = "https://" + server.url.removeprefix("http://")
+    headers = {"Content-Type": "application/json", "Origin": other}
+    _refused(_post(server, headers), 403, server, "cross-origin write refused")
+
+
+def _raw_request(
+    server: Any, method: str, path: str, headers: list[str], body: bytes
+) -> tuple[int, Any]:
+    """Send a request as written (httpx refuses to repeat Host): its status and JSON body."""
+    address = server.url.removeprefix("http://")
+    name, _, port = address.rpartition(":")
+    lines = [f"{method} {path} HTTP/1.1", *headers, f"Content-Length: {len(body)}"]
+    request = ("\r\n".join(lines) + "\r\nConnection: close\r\n\r\n").encode() + body
+    with socket.create_connection((name, int(port)), timeout=30) as connection:
+        connection.sendall(request)
+        answer = b""
+        while chunk := connection.recv(65536):
+            answer += chunk
+    head, _, content = answer.partition(b"\r\n\r\n")
+    return int(head.split()[1]), json.loads(content)
+
+
+def test_repeated_host_or_origin_headers_are_400(make_server: Server) -> None:
+    # issue 28 item 9: only the first was checked, a second one could carry anything
+    server = make_server()
+    netloc = server.url.removeprefix("http://")
+    content = json.dumps(event(str(uuid.uuid4()))).encode()
+    for name, repeated in (
+        ("Host", [f"Host: {netloc}", "Host: evil.example"]),
+        ("Origin", [f"Host: {netloc}", f"Origin: {server.url}", "Origin: https://evil.example"]),
+    ):
+        headers = ["Content-Type: application/json", *repeated]
+        status, body = _raw_request(server, "POST", "/api/v1/lineage", headers, content)
+        assert (status, body["code"]) == (400, 400), body
+        assert f"more than one {name} header" in body["message"], body
+    assert count(server.db_url, "lineage_events") == 0
+    status, body = _raw_request(
+        server, "GET", "/api/v1/namespaces", [f"Host: {netloc}", f"Host: {netloc}"], b""
+    )
+    assert status == 400, body
+    # one of each still passes
+    headers = ["Content-Type: application/json", f"Host: {netloc}", f"Origin: {server.url}"]
+    assert _raw_request(server, "POST", "/api/v1/lineage", headers, content)[0] == 201
 
 
 def test_a_cross_origin_delete_is_refused(make_server: Server) -> None:
