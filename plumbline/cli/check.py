@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from plumbline.cli.client import get, server_options
+from plumbline.cli.client import get, known_namespaces, server_options
 from plumbline.cli.run_ids import short_id
 from plumbline.cli.since import since_option
 from plumbline.store.write.alert_rules import KINDS
@@ -66,6 +66,7 @@ def check(
         "limit": 10_000,
     }
     try:
+        known_namespaces(url, api_key, timeout, namespace)
         response = get(url, api_key, timeout, "/api/v1/alerts", params)
     except click.exceptions.Exit:  # the client printed the one line
         raise click.exceptions.Exit(NO_CHECK) from None

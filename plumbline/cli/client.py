@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from typing import Any, NoReturn, TypeVar
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import quote, urlsplit, urlunsplit
 
 import click
 import httpx
@@ -135,3 +135,22 @@ def get(
             message = response.text[:200] or response.reason_phrase
         fail(f"{response.status_code}: {message}")
     return response
+
+
+UNKNOWN = 2  # exit status of a question the server cannot answer as asked (an unknown namespace)
+
+
+def known_namespaces(
+    url: str, api_key: str | None, timeout: float, namespaces: tuple[str, ...] | list[str]
+) -> None:
+    """Every namespace asked about must be one the server knows (and the token may read): an
+    unknown one (a typo) is one line and exit 2, never an empty answer that reads as "all is
+    well"."""
+    for name in dict.fromkeys(namespaces):
+        path = f"/api/v1/namespaces/{quote(name, safe='')}"
+        if get(url, api_key, timeout, path, {}, also=(404,)).status_code == 404:
+            click.echo(
+                f"Error: --namespace: the server knows no namespace {name!r} (cannot tell)",
+                err=True,
+            )
+            raise click.exceptions.Exit(UNKNOWN)

@@ -7,7 +7,14 @@ from typing import Any
 import click
 from rich.table import Table
 
-from plumbline.cli.client import console, format_option, get, server_options, show
+from plumbline.cli.client import (
+    console,
+    format_option,
+    get,
+    known_namespaces,
+    server_options,
+    show,
+)
 from plumbline.cli.since import since_option
 
 ROWS = (
@@ -35,6 +42,8 @@ def coverage(
     timeout: float,
 ) -> None:
     """What the server's lineage covers and what it misses, per namespace."""
+    if namespace is not None:
+        known_namespaces(url, api_key, timeout, [namespace])
     response = get(
         url, api_key, timeout, "/api/v1/coverage", {"since": since, "namespace": namespace}
     )

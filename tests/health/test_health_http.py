@@ -3,6 +3,8 @@ check`` and ``plumbline coverage`` over real HTTP, on both stores, with auth (is
 
 from __future__ import annotations
 
+import os
+import re
 import subprocess
 import sys
 import time
@@ -138,7 +140,8 @@ def test_check_fails_the_build_while_an_alert_of_a_listed_kind_is_open(
     assert f"schema-drift dataset:{DS}:orders" in failed.output
     assert "blast radius: 1 dataset(s), 1 job(s)" in failed.output
     assert f"job:{NS}:report" in failed.output
-    assert "removed: qty" in failed.output and "retyped: price" in failed.output
+    assert "removed: qty" in failed.output
+    assert re.search(r"retyped: price \S+ -> double", failed.output), failed.output  # the types
     assert _check(world, "--fail-on", "volume-anomaly,freshness").exit_code == 0
     assert _check(world, "--fail-on", "new-edge", "--namespace", NS).exit_code == 1
     assert _check(world, "--since", "1m").exit_code == 1
@@ -182,8 +185,32 @@ def test_coverage_over_http_and_cli(world: dict[str, Any]) -> None:
     table = CliRunner().invoke(main, ["coverage", "--since", "2000-01-01"], env=env)
     assert table.exit_code == 0, table.output
     assert "datasets read, no known producer" in table.output and "100%" in table.output
-    bad = CliRunner().invoke(main, ["coverage", "--since", "later"], env=env)
-    assert bad.exit_code == 1 and bad.output.count("\n") == 1
+    bad = CliRunner().invoke(main, ["coverage", "--since", "later"], env=env)  # a usage error
+    assert bad.exit_code == 2
+    assert [line for line in bad.output.splitlines() if line.startswith("Error:")] == [
+        "Error: Invalid value for '--since': expected an ISO-8601 date or time (2024-01-01, "
+        "2024-01-01T12:00:00Z) or a span (30m, 24h, 7d, 2w), got 'later'"
+    ]
+
+
+def test_an_unknown_namespace_cannot_be_told(world: dict[str, Any]) -> None:
+    # issue 27: `check --namespace nosuchns` said "ok" and exited 0; coverage printed zeros
+    env = {**os.environ, "PLUMBLINE_URL": world["url"], "PLUMBLINE_API_KEY": world["reader"]}
+    for command in (["check"], ["coverage"], ["check", "--namespace", NS]):
+        done = subprocess.run(
+            [sys.executable, "-m", "plumbline", *command, "--namespace", "nosuchns"],
+            capture_output=True, text=True, timeout=60, env=env,
+        )  # fmt: skip
+        assert done.returncode == 2, (command, done.stdout, done.stderr)
+        assert done.stdout == ""
+        assert done.stderr == (
+            "Error: --namespace: the server knows no namespace 'nosuchns' (cannot tell)\n"
+        )
+    # a namespace the token may not read is unknown to it, too
+    other = _check(world, "--namespace", DS, token="other")
+    assert other.exit_code == 2 and "(cannot tell)" in other.output
+    known = _check(world, "--namespace", "other", "--fail-on", "schema-drift")
+    assert known.exit_code == 0 and known.output.startswith("ok:")
 
 
 def test_the_periodic_check_finds_stale_datasets(make_server: Callable[..., Any]) -> None:
