@@ -38,9 +38,11 @@ def run(
     """Run SCRIPT (a PySpark program) with capture enabled on every SparkSession it creates."""
     kind = _check_transport(transport, url, path)
     if kind == "console":
-        _print_console_events(
-            explicit=transport is not None or "PLUMBLINE_TRANSPORT_TYPE" in os.environ
-        )
+        _print_console_events()
+    click.echo(
+        _capture_line(kind, url, path, explicit=transport is not None or _env("TRANSPORT_TYPE")),
+        err=True,
+    )
     from plumbline.spark.instrument import run_script
 
     code = run_script(
@@ -77,9 +79,32 @@ def _check_transport(transport: str | None, url: str | None, path: str | None) -
     return kind
 
 
-def _print_console_events(*, explicit: bool) -> None:
-    """The console transport logs each event: print them on stderr, and say so when no
-    transport was chosen (nothing goes to a server then)."""
+def _env(name: str) -> bool:
+    return bool(os.environ.get(f"PLUMBLINE_{name}"))
+
+
+def _capture_line(kind: str, url: str | None, path: str | None, *, explicit: bool) -> str:
+    """The one line that says capture is on and where its events go."""
+    from pathlib import Path
+
+    from plumbline.openlineage.urls import lineage_endpoint, redact_url
+
+    if kind == "http":
+        where = redact_url(lineage_endpoint(url or os.environ.get("PLUMBLINE_URL") or ""))
+        return f"plumbline: lineage capture on: events go to {where}"
+    if kind == "file":
+        where = str(Path(path or os.environ.get("PLUMBLINE_PATH") or "").absolute())
+        return f"plumbline: lineage capture on: events go to the file {where}"
+    if explicit:
+        return "plumbline: lineage capture on: events are printed on stderr"
+    return (
+        "plumbline: lineage capture on, but no --url or --transport given: events are printed "
+        "on stderr, not sent anywhere (send them to a server with --url http://HOST:PORT)"
+    )
+
+
+def _print_console_events() -> None:
+    """The console transport logs each event: print them on stderr."""
     import logging
 
     from plumbline.transports.console import LOGGER_NAME
@@ -91,9 +116,3 @@ def _print_console_events(*, explicit: bool) -> None:
         logger.addHandler(handler)
         logger.setLevel(logging.INFO)
         logger.propagate = False
-    if not explicit:
-        click.echo(
-            "plumbline: no --url or --transport given: lineage events are printed on stderr, "
-            "not sent anywhere (send them to a server with --url http://HOST:PORT)",
-            err=True,
-        )

@@ -1,0 +1,43 @@
+"""`plumbline run` says in one line, on stderr, that capture is on and where the events go
+(issue 27: a newcomer could not tell). A script that starts no Spark session: the line comes first,
+before the script runs."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+@pytest.mark.parametrize(
+    ("options", "line"),
+    [
+        (["--url", "http://127.0.0.1:5000"],
+         "plumbline: lineage capture on: events go to http://127.0.0.1:5000/api/v1/lineage"),
+        (["--url", "http://u:secret@127.0.0.1:5000/"],
+         "plumbline: lineage capture on: events go to http://127.0.0.1:5000/api/v1/lineage"),
+        (["--path", "events.jsonl"],
+         "plumbline: lineage capture on: events go to the file {tmp}/events.jsonl"),
+        (["--transport", "console"], "plumbline: lineage capture on: events are printed on stderr"),
+        ([], "plumbline: lineage capture on, but no --url or --transport given: events are "
+             "printed on stderr, not sent anywhere (send them to a server with --url "
+             "http://HOST:PORT)"),
+    ],
+)  # fmt: skip
+def test_run_says_capture_is_on_and_where_events_go(
+    tmp_path: Path, options: list[str], line: str
+) -> None:
+    script = tmp_path / "job.py"
+    script.write_text("print('the job ran')\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PLUMBLINE_")}
+    env["PYTHONPATH"] = os.environ.get("PYTHONPATH", "")
+    done = subprocess.run(
+        [sys.executable, "-m", "plumbline", "run", *options, str(script)],
+        capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "the job ran\n"
+    assert done.stderr.splitlines() == [line.replace("{tmp}", str(tmp_path))]
