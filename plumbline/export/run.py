@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -36,6 +35,7 @@ from sqlalchemy.engine import Connection, Engine
 from plumbline.export import patch
 from plumbline.export.errors import ExportError
 from plumbline.export.facts import FACTS, Dimensions, fact_batch, view_batch
+from plumbline.export.ownership import Ownership
 from plumbline.export.writers import (
     EXTENSIONS,
     FORMATS,
@@ -111,8 +111,15 @@ def export_tables(
     pyarrow_modules()
     if out.exists() and not out.is_dir():
         raise ExportError(f"{out} exists and is not a folder")
+    try:
+        loaded = _load_state(out)
+    except ExportError:
+        if not full:
+            raise
+        loaded = {}  # plumbline's, unreadable: it owns the files of the layout
+    owned = Ownership.of_folder(out, STATE_FILE, loaded, TABLES)
     out.mkdir(parents=True, exist_ok=True)
-    state = None if full else _load_state(out)
+    state = None if full else loaded
     if state is not None and state.get("format") != file_format:
         raise ExportError(
             f"{out} holds a {state.get('format')} export: use --format {state.get('format')},"
@@ -135,7 +142,7 @@ def export_tables(
         wanted = None if days is None else sorted(d for d in days if since is None or d >= since)
         history_runs = _history_runs(conn, wanted, since)
         for table in TABLES:
-            writer = _TableExport(out / table, table, file_format, batch_size, progress)
+            writer = _TableExport(out / table, table, file_format, batch_size, progress, owned)
             if table in HISTORY:
                 if wanted == []:
                     result.rows[table] = 0
@@ -165,6 +172,7 @@ def export_tables(
             "incremental": result.incremental,
             "hidden": hidden,
             "layout": LAYOUT,
+            "files": owned.files(),
         },
     )
     result.seconds = time.monotonic() - began
@@ -212,9 +220,15 @@ class _TableExport:
     the table; current-state files one range of ids at a time, each published when complete."""
 
     def __init__(
-        self, folder: Path, table: str, file_format: str, batch_size: int, progress: Progress | None
+        self,
+        folder: Path,
+        table: str,
+        file_format: str,
+        batch_size: int,
+        progress: Progress | None,
+        owned: Ownership,
     ) -> None:
-        self.folder, self.table, self.format = folder, table, file_format
+        self.folder, self.table, self.format, self.owned = folder, table, file_format, owned
         self.columns = TABLES[table]
         self.batch_size, self.progress = batch_size, progress
         self.extension = EXTENSIONS[file_format]
@@ -253,7 +267,9 @@ class _TableExport:
         try:
             for batch in batches:
                 if batch.num_rows:
-                    writer = writer or open_writer(self.format, target, self.columns)
+                    if writer is None:
+                        self.owned.claim(target)
+                        writer = open_writer(self.format, target, self.columns)
                     writer.write(batch)
                     self._tick(batch.num_rows)
         except BaseException:
@@ -261,8 +277,7 @@ class _TableExport:
                 writer.abort()
             raise
         if writer is None:
-            if target.exists():
-                target.unlink()
+            if self.owned.remove(target):
                 self.removed += 1
             return False
         writer.close()
@@ -278,7 +293,8 @@ class _TableExport:
         """Whether the file of ``part`` is to be patched: Parquet, there, and at most half of
         its ids (``changed`` of them) changed."""
         worth = self.format == "parquet" and changed * 2 <= PART_IDS
-        return worth and (self.folder / self._name(part)).is_file()
+        target = self.folder / self._name(part)
+        return worth and self.owned.owns(target) and target.is_file()
 
     def _patchable(self, part: int, changed: int) -> Any | None:
         """The rows of the file of ``part`` when it is worth patching and can be (read back as
@@ -291,6 +307,7 @@ class _TableExport:
         """The file of ``part``: ``old`` without the rows of ``replaced``, then ``fresh``."""
         target = self.folder / self._name(part)
         identity = patch.IDENTITY[self.table]
+        self.owned.claim(target)
         if patch.write_patched(target, self.columns, old, identity, replaced, fresh):
             self.files += 1
         else:
@@ -393,6 +410,7 @@ class _TableExport:
                         if current is not None:
                             current[1].close()
                         target = self.folder / self._name(part)
+                        self.owned.claim(target)
                         current = (part, open_writer(self.format, target, self.columns))
                         written.add(target.name)
                         self.files += 1
@@ -410,8 +428,7 @@ class _TableExport:
             return
         for part in wanted:  # ranges left without rows
             target = self.folder / self._name(part)
-            if target.name not in written and target.exists():
-                target.unlink()
+            if target.name not in written and self.owned.remove(target):
                 self.removed += 1
 
     def history(
@@ -441,6 +458,7 @@ class _TableExport:
                 for day in pc.unique(column).to_pylist():
                     if day not in writers:
                         target = self.folder / f"{PARTITION}={day.isoformat()}" / name
+                        self.owned.claim(target)
                         writers[day] = open_writer(self.format, target, kept)
                     writers[day].write(rest.filter(pc.equal(column, day)))
                 self._tick(batch.num_rows)
@@ -455,8 +473,7 @@ class _TableExport:
         if days is not None:
             for day in days:
                 folder = f"{PARTITION}={day.isoformat()}"
-                if folder not in written and (self.folder / folder).exists():
-                    shutil.rmtree(self.folder / folder)
+                if folder not in written and self.owned.remove_folder(self.folder / folder):
                     self.removed += 1
         elif sweep and self.folder.exists():
             for child in self.folder.iterdir():
@@ -464,18 +481,22 @@ class _TableExport:
                     child.is_dir()
                     and child.name.startswith(f"{PARTITION}=")
                     and child.name not in written
+                    and self.owned.remove_folder(child)
                 ):
-                    shutil.rmtree(child)
                     self.removed += 1
         for child in self.folder.glob(f"{PARTITION}=*"):
             self._sweep({name}, child)
 
     def _sweep(self, keep: set[str], folder: Path | None = None) -> None:
-        """Remove the files a format change or an older export left beside ours."""
+        """Remove the files a format change or an older export left beside ours (only the
+        export's own: another program's stay)."""
         folder = folder or self.folder
         if not folder.exists():
             return
         for child in folder.iterdir():
-            if child.is_file() and child.name.startswith("part-") and child.name not in keep:
-                child.unlink()
+            if (
+                child.name.startswith("part-")
+                and child.name not in keep
+                and self.owned.remove(child)
+            ):
                 self.removed += 1
