@@ -11,6 +11,12 @@ Spark compresses event logs with its own stream formats, named by the file's ext
 
 LZ4 and Snappy blocks are decoded by `cramjam`, Zstandard by `zstandard` (the `eventlogs` extra);
 LZF by the small decoder here. Each reader is an `io.RawIOBase`, so `io.BufferedReader` gives lines.
+
+Bounded work (issue 28 item 7): a block is refused before it is decoded when it says it is larger
+than :data:`MAX_BLOCK_BYTES` (lz4-java writes blocks of at most 32 MiB, Spark's default is 32 KiB);
+and a file's decompressed bytes are capped (``max_bytes`` of :func:`decompressed`: the reader
+stops with :class:`DecompressionLimitError` past it), so a small file that inflates to gigabytes
+costs a bounded read, not the machine's memory or minutes.
 """
 
 from __future__ import annotations
@@ -26,8 +32,24 @@ CODECS = ("lz4", "lzf", "snappy", "zstd")
 _NEEDS = {"lz4": "cramjam", "snappy": "cramjam", "zstd": "zstandard"}
 
 
+MAX_BLOCK_BYTES = 64 * 1024 * 1024  # a compressed block (or chunk) larger, either way: corrupt
+
+
 class TruncatedError(EventLogError):
     """The compressed stream ends inside a block (the file was cut short or is still written)."""
+
+
+class DecompressionLimitError(EventLogError):
+    """A file decompresses to more than its cap (a decompression bomb, or a corrupt file)."""
+
+
+def _block_size(size: int, what: str) -> int:
+    """``size``, or :class:`EventLogError` when a block claims more than MAX_BLOCK_BYTES."""
+    if size > MAX_BLOCK_BYTES:
+        raise EventLogError(
+            f"corrupt: a {what} of {size} bytes (at most {MAX_BLOCK_BYTES} are read)"
+        )
+    return size
 
 
 class _BlockReader(io.RawIOBase):
@@ -87,6 +109,9 @@ class Lz4BlockReader(_BlockReader):
             )
             if original == 0:  # the end mark of one stream (streams may be concatenated)
                 continue
+            _block_size(max(original, compressed), "LZ4 block")
+            if compressed < 0 or original < 0:
+                raise EventLogError("corrupt: an LZ4 block of negative length")
             data = self._exactly(compressed, "LZ4 block")
             if token & 0xF0 == 0x10:  # stored as is
                 return data
@@ -125,7 +150,8 @@ class SnappyStreamReader(_BlockReader):
             (length,) = struct.unpack(">i", head)
             if length < 0:
                 raise EventLogError("corrupt: a Snappy chunk of negative length")
-            data = self._exactly(length, "Snappy chunk")
+            data = self._exactly(_block_size(length, "Snappy chunk"), "Snappy chunk")
+            _block_size(cramjam.snappy.decompress_raw_len(data), "Snappy chunk")
             return bytes(cramjam.snappy.decompress_raw(data))
 
 
@@ -212,8 +238,37 @@ def codec_of(name: str) -> str | None:
     return extension
 
 
-def decompressed(raw: IO[bytes], codec: str | None, buffer_size: int = 1 << 16) -> IO[bytes]:
-    """A buffered stream of `raw`'s decompressed bytes (closing it closes `raw`)."""
+class _Capped(io.RawIOBase):
+    """A raw stream of at most ``limit`` bytes of ``inner``: past them, DecompressionLimitError."""
+
+    def __init__(self, inner: Any, limit: int) -> None:
+        self._inner = inner
+        self._left = limit
+        self._limit = limit
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        view = memoryview(buffer)
+        size = int(self._inner.readinto(view[: max(1, min(len(view), self._left + 1))]) or 0)
+        self._left -= size
+        if self._left < 0:
+            raise DecompressionLimitError(
+                f"decompresses to more than {self._limit} bytes (refused as a decompression bomb)"
+            )
+        return size
+
+    def close(self) -> None:
+        self._inner.close()
+        super().close()
+
+
+def decompressed(
+    raw: IO[bytes], codec: str | None, buffer_size: int = 1 << 16, max_bytes: int | None = None
+) -> IO[bytes]:
+    """A buffered stream of `raw`'s decompressed bytes (closing it closes `raw`); with
+    ``max_bytes``, reading past that many decompressed bytes raises DecompressionLimitError."""
     if codec is None:
         return raw
     needs = _NEEDS.get(codec)
@@ -225,7 +280,10 @@ def decompressed(raw: IO[bytes], codec: str | None, buffer_size: int = 1 << 16) 
                 f"reading {codec} event logs needs the {needs} package "
                 "(pip install 'plumbline[eventlogs]')"
             ) from None
-    return cast(IO[bytes], io.BufferedReader(_READERS[codec](raw), buffer_size))
+    reader = _READERS[codec](raw)
+    if max_bytes is not None:
+        reader = _Capped(reader, max_bytes)
+    return cast(IO[bytes], io.BufferedReader(reader, buffer_size))
 
 
 class IncrementalDecoder:

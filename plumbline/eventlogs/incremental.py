@@ -38,6 +38,8 @@ def read_state(path: Path | None) -> dict[str, dict[str, float]]:
 
 def why_skip(log: EventLog, since: float | None, state: dict[str, dict[str, float]]) -> str | None:
     """The reason not to read `log` now, or None."""
+    if log.unreadable is not None:
+        return log.unreadable
     if since is not None and log.mtime and log.mtime < since:
         return "last changed before --since"
     known = state.get(log.path)
