@@ -478,6 +478,31 @@ def json_key(value: Any) -> Any:
     return None if value is None else (value["namespace"], value["name"])
 
 
+@pytest.mark.browser
+def test_the_report_graph_opens_whole_and_readable(demo_lineage: Lineage) -> None:
+    """The report's lineage graph, as the printed link opens it, at every depth the selector offers
+    in a 1400x900 and a 1024x768 window: every node in view, every text at least 11 px."""
+    chromium = shutil.which("chromium") or "/usr/bin/chromium"
+    if not Path(chromium).exists():
+        pytest.skip("chromium is not installed")
+    from playwright.sync_api import sync_playwright
+    from web.graph_checks import assert_whole_and_readable
+
+    report = f"dataset:file:{demo_lineage.paths.table('country_report')}"
+    base = f"{demo_lineage.client.base_url}".rstrip("/")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        for width, height in ((1400, 900), (1024, 768)):
+            page = browser.new_page(viewport={"width": width, "height": height})
+            for depth in ("0", "1", "2", "3", "5", "10"):
+                page.goto(f"{base}/lineage?node={quote(report, safe='')}&depth={depth}")
+                page.wait_for_selector(f'g.node[data-id="{report}"]', timeout=30_000)
+                page.wait_for_selector("#node-panel .panel-inner[data-node]", timeout=30_000)
+                assert_whole_and_readable(page, f"{width}x{height} depth {depth}")
+            page.close()
+        browser.close()
+
+
 def _failed_clean_orders_run(lineage: Lineage) -> dict[str, Any]:
     p = lineage.paths
     writer = next(

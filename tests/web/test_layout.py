@@ -13,7 +13,7 @@ pytestmark = pytest.mark.browser
 RUN_LAYOUT = """async ([nodes, edges, options]) => {
   const { layout } = await import('/js/layout.js');
   const r = layout(nodes, edges, options || {});
-  return { nodes: Object.fromEntries(r.nodes), edges: r.edges, width: r.width, height: r.height, layers: r.layers };
+  return { nodes: Object.fromEntries(r.nodes), edges: r.edges, width: r.width, height: r.height, layers: r.layers, direction: r.direction };
 }"""
 
 
@@ -86,6 +86,30 @@ def test_edges_leave_the_right_side_and_enter_the_left_side(harness: Any) -> Non
         assert len(e["points"]) == dst["layer"] - src["layer"] + 1
     long_edge = next(e for e in r["edges"] if (e["from"], e["to"]) == ("a", "c"))
     assert n["c"]["layer"] == 2 and len(long_edge["points"]) == 3
+
+
+def test_top_to_bottom_is_the_left_to_right_layout_transposed(harness: Any) -> None:
+    """direction 'TB': layers go down the page, edges leave the bottom and enter the top."""
+    nodes, edges = ["a", "j", "b", "c"], [("a", "j"), ("j", "b"), ("a", "c"), ("j", "c")]
+    lr = run_layout(harness, nodes, edges)
+    tb = run_layout(harness, nodes, edges, direction="TB")
+    assert (lr["direction"], tb["direction"]) == ("LR", "TB")
+    n = tb["nodes"]
+    for node in n.values():
+        assert (node["width"], node["height"]) == (200, 50)
+    ys = [n[x]["y"] for x in ("a", "j", "b")]
+    assert ys == sorted(ys) and len(set(ys)) == 3
+    assert n["b"]["y"] == n["c"]["y"] and n["b"]["x"] != n["c"]["x"]
+    for e in tb["edges"]:
+        src, dst = n[e["from"]], n[e["to"]]
+        assert e["points"][0] == [src["x"] + 100, src["y"] + 50]
+        assert e["points"][-1] == [dst["x"] + 100, dst["y"]]
+    # Layers take node heights, not widths: the same graph is far shorter than it is wide in LR.
+    assert tb["height"] < lr["width"] / 2
+    assert (
+        overlaps({"nodes": {k: {**v, "y": v["x"], "height": v["width"]} for k, v in n.items()}})
+        == 0
+    )
 
 
 def test_cycles_are_laid_out_with_the_back_edge_reversed(harness: Any) -> None:

@@ -149,14 +149,18 @@ export const FANOUT_LIMIT = 8;
  * What to draw of model so that no node fans out to more than `limit` neighbours on one side.
  * The walk starts at focusId and follows data flow: from a downstream node its readers (walked on)
  * and its other inputs (drawn, not walked: siblings such as a join's other side), mirrored
- * upstream. Each node keeps its first `limit` new neighbours per side, by id (plus what `shown`
+ * upstream. Each node keeps its first `limit` new neighbours per side, those with neighbours further
+ * on that side first, then by id (plus what `shown`
  * grants: key "id\0in|out" -> count, which also walks that side on); the others fold into one node
  * of type MORE (id "more:out:<id>" or "more:in:<id>", data {parent, side, count}). Nodes in
  * `pinned` stay, with the nodes on their path from the focus. Pure: returns {nodes, edges, more,
  * hidden(id)}, the shape GraphView draws; hidden(id) counts neighbours, per direction, that are
  * known (to the server or the model) but not drawn and not folded: what "expand" would show.
+ * `reach` folds long chains: the walk goes on from nodes fewer than `reach` steps from the focus
+ * only (what lies further folds into the "+K more" node of the last node drawn, as a wide fan-out
+ * does; `shown` grants go further); the result's `depth` is the most steps walked.
  */
-export function collapseFanouts(model, focusId, { limit = FANOUT_LIMIT, shown = new Map(), pinned = new Set() } = {}) {
+export function collapseFanouts(model, focusId, { limit = FANOUT_LIMIT, reach = Infinity, shown = new Map(), pinned = new Set() } = {}) {
   const outs = new Map();
   const ins = new Map();
   for (const e of model.edges.values()) {
@@ -173,6 +177,8 @@ export function collapseFanouts(model, focusId, { limit = FANOUT_LIMIT, shown = 
   }
   const start = model.nodes.has(focusId) ? focusId : model.nodes.keys().next().value;
   const mode = new Map(start === undefined ? [] : [[start, 'both']]);
+  const steps = new Map(start === undefined ? [] : [[start, 0]]);
+  let depth = 0;
   const queue = start === undefined ? [] : [start];
   const walked = new Set(); // "id\0side" whose neighbours were considered (and may be folded)
   while (queue.length) {
@@ -185,11 +191,16 @@ export function collapseFanouts(model, focusId, { limit = FANOUT_LIMIT, shown = 
       const beside = m === (onward === 'down' ? 'up' : 'down');
       if (!along && !beside) continue;
       walked.add(key);
-      const fresh = (adj.get(v) || []).filter((w) => !mode.has(w)).sort();
-      const room = limit + granted;
+      // Neighbours that lead further first (a table's writer before its DDL jobs), then by id.
+      const leaf = (w) => ((adj.get(w) || []).length ? 0 : 1);
+      const fresh = (adj.get(v) || []).filter((w) => !mode.has(w)).sort((a, b) => leaf(a) - leaf(b) || (a < b ? -1 : a > b ? 1 : 0));
+      const far = along && !beside && granted === 0 && steps.get(v) >= reach;
+      const room = far ? 0 : limit + granted;
       for (const [i, w] of fresh.entries()) {
         if (i >= room && !keep.has(w)) continue;
         mode.set(w, along || keep.has(w) ? onward : 'side');
+        steps.set(w, steps.get(v) + 1);
+        depth = Math.max(depth, steps.get(w));
         queue.push(w);
       }
     }
@@ -224,5 +235,5 @@ export function collapseFanouts(model, focusId, { limit = FANOUT_LIMIT, shown = 
     };
     return { up: count(k.in, ins), down: count(k.out, outs) };
   };
-  return { nodes, edges, more, hidden };
+  return { nodes, edges, more, hidden, depth };
 }

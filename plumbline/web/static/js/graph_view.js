@@ -13,7 +13,7 @@ function fitText(text, kind, maxWidth) {
   if (!ctx) {
     ctx = document.createElement('canvas').getContext('2d');
     const family = getComputedStyle(document.body).fontFamily;
-    ctx.font = kind === 'title' ? `600 13px ${family}` : `11px ${family}`;
+    ctx.font = kind === 'title' ? `600 ${TITLE_PX}px ${family}` : `${SUB_PX}px ${family}`;
     measurers[kind] = ctx;
   }
   const full = ctx.measureText(t).width;
@@ -29,12 +29,40 @@ function fitText(text, kind, maxWidth) {
   return out;
 }
 
-const SIZES = { DATASET: [270, 54], JOB: [270, 54], DATASET_FIELD: [230, 48], MORE: [150, 36] };
-/** The smallest scale "fit" goes to: node titles (13 px) stay at least 10.4 px tall on screen.
- * A graph bigger than that fits by panning (and wide fan-outs fold into "+K more" nodes). */
-export const MIN_FIT_SCALE = 0.8;
+const SIZES = { DATASET: [210, 52], JOB: [210, 52], DATASET_FIELD: [230, 48], MORE: [150, 36] };
+/** Node titles and the smaller texts (subtitles, edge labels), in CSS px (app.css says the same). */
+const TITLE_PX = 13;
+const SMALL_PX = 12;
+const SUB_PX = SMALL_PX;
+/** No text on screen is smaller than this (px): below it, the smaller texts give way. */
+export const MIN_TEXT_PX = 11;
+/** The smallest scale "fit" goes to: node titles stay at least MIN_TEXT_PX tall on screen.
+ * The lineage view folds what would not fit at it (see arrange.js); what is still bigger (the user
+ * expanded it) fits by panning. */
+export const MIN_FIT_SCALE = MIN_TEXT_PX / TITLE_PX + 0.001;
+/** Free space kept around the fitted graph, per side (px). */
+export const FIT_PAD = 20;
 const TEXT_X = 44;
 const TEXT_PAD = 12;
+
+/** Layout options of the lineage graph: compact margins, and a shorter gap between the layers of a
+ * top-to-bottom layout (vertical edges need less room than horizontal ones). */
+export function layoutOptions(options = {}) {
+  return { marginX: 24, marginY: 24, layerGap: options.direction === 'TB' ? 44 : 64, ...options };
+}
+
+/** The nodes of a display (a GraphModel or collapseFanouts' result) with their drawn sizes. */
+function sized(model) {
+  return [...model.nodes.values()].map((n) => {
+    const [w, hgt] = SIZES[n.type] || SIZES.DATASET;
+    return { id: n.id, width: w, height: hgt };
+  });
+}
+
+/** The layout of a display without drawing it: {width, height, …} as layout() answers. */
+export function measure(model, options = {}) {
+  return layout(sized(model), [...model.edges.values()], layoutOptions(options));
+}
 
 export class GraphView {
   /**
@@ -61,12 +89,8 @@ export class GraphView {
   render(model, options = {}) {
     this.model = model;
     this.options = options;
-    const nodes = [...model.nodes.values()].map((n) => {
-      const [w, hgt] = SIZES[n.type] || SIZES.DATASET;
-      return { id: n.id, width: w, height: hgt };
-    });
-    const edges = [...model.edges.values()];
-    this.layout = layout(nodes, edges, options.layout || {});
+    this.layout = measure(model, options.layout || {});
+    this.svg.dataset.direction = this.layout.direction;
     this.nodeEls.clear();
     this.edgeEls.clear();
     this.edgesOf.clear();
@@ -78,7 +102,7 @@ export class GraphView {
       const lbl = options.edgeLabel ? options.edgeLabel(e) : null;
       const path = s('path', {
         class: ['edge', e.reversed && 'edge-back', lbl && lbl.kind && `edge-${lbl.kind.toLowerCase()}`],
-        d: edgePath(e.points),
+        d: edgePath(e.points, this.layout.direction),
         'marker-end': 'url(#arrow)',
         'data-from': e.from,
         'data-to': e.to,
@@ -141,8 +165,9 @@ export class GraphView {
     icon(n.type, p.height),
     s('text', { class: 'node-title', x: TEXT_X, y: p.height / 2 - 3 }, fitText(title, 'title', p.width - TEXT_X - TEXT_PAD)),
     s('text', { class: 'node-sub', x: TEXT_X, y: p.height / 2 + 13 }, fitText(subtitle, 'sub', p.width - TEXT_X - TEXT_PAD)));
-    if (hidden.up) g.append(handle(0, p.height / 2, 'up', hidden.up));
-    if (hidden.down) g.append(handle(p.width, p.height / 2, 'down', hidden.down));
+    const tb = this.layout.direction === 'TB';
+    if (hidden.up) g.append(tb ? handle(p.width / 2, 0, 'up', hidden.up) : handle(0, p.height / 2, 'up', hidden.up));
+    if (hidden.down) g.append(tb ? handle(p.width / 2, p.height, 'down', hidden.down) : handle(p.width, p.height / 2, 'down', hidden.down));
     g.addEventListener('click', (ev) => {
       const h = ev.target.closest('.expand');
       if (h) { ev.stopPropagation(); this.handlers.onExpand?.(n.id, h.dataset.dir); return; }
@@ -195,7 +220,7 @@ export class GraphView {
   fit() {
     const { width, height } = this.svg.getBoundingClientRect();
     if (!this.layout || !width || !height) return;
-    const k = Math.min(1.1, (width - 40) / this.layout.width, (height - 40) / this.layout.height);
+    const k = Math.min(1.1, (width - 2 * FIT_PAD) / this.layout.width, (height - 2 * FIT_PAD) / this.layout.height);
     this.t.k = Math.max(MIN_FIT_SCALE, k);
     this.svg.dataset.clamped = String(k < MIN_FIT_SCALE);
     if (k < MIN_FIT_SCALE) {
@@ -231,7 +256,9 @@ export class GraphView {
 
   _apply() {
     this.viewport.setAttribute('transform', `translate(${this.t.x.toFixed(1)},${this.t.y.toFixed(1)}) scale(${this.t.k.toFixed(4)})`);
-    // Level of detail: tiny text is noise and costs paint time on big graphs.
+    // Level of detail: tiny text is noise and costs paint time on big graphs; the smaller texts
+    // give way before they get smaller than MIN_TEXT_PX on screen.
+    this.svg.classList.toggle('lod-small', this.t.k * SMALL_PX < MIN_TEXT_PX);
     this.svg.classList.toggle('lod-mid', this.t.k < 0.55);
     this.svg.classList.toggle('lod-low', this.t.k < 0.3);
     this.svg.dataset.scale = this.t.k.toFixed(3);
@@ -307,7 +334,7 @@ function edgeLabel(points, text) {
   const [x1, y1] = points[Math.min(i + 1, points.length - 1)];
   const x = (x0 + x1) / 2;
   const y = (y0 + y1) / 2;
-  const w = text.length * 6.2 + 12;
+  const w = text.length * 7 + 12;
   return s('g', { class: 'edge-label', transform: `translate(${x.toFixed(1)},${y.toFixed(1)})` },
     s('rect', { x: -w / 2, y: -9, width: w, height: 18, rx: 9 }),
     s('text', { 'text-anchor': 'middle', y: 4 }, text));

@@ -1,16 +1,32 @@
-// Layered (Sugiyama-style) left-to-right graph layout. Pure: no DOM.
+// Layered (Sugiyama-style) graph layout, left to right (direction 'LR', the default) or top to
+// bottom ('TB'). Pure: no DOM.
 //
 //   layout(nodes, edges, options) -> {nodes: Map(id -> {x, y, width, height, layer, order}),
-//                                     edges: [{from, to, points: [[x, y], ...]}], width, height}
+//                                     edges: [{from, to, points: [[x, y], ...]}], width, height,
+//                                     layers, direction}
 //
 // Steps: break cycles (reverse DFS back edges), longest-path layering, dummy nodes on long
-// edges, barycenter ordering sweeps (keeping the order with the fewest crossings), vertical
-// placement pulled towards neighbours, and edge routes through the dummy positions.
+// edges, barycenter ordering sweeps (keeping the order with the fewest crossings), placement
+// across the layers pulled towards neighbours, and edge routes through the dummy positions.
+// Top to bottom is the left-to-right layout of the transposed boxes, transposed back.
 
-const DEFAULTS = { layerGap: 90, nodeGap: 18, sweeps: 6, marginX: 40, marginY: 40, dummyHeight: 8 };
+const DEFAULTS = { layerGap: 90, nodeGap: 18, sweeps: 6, marginX: 40, marginY: 40, dummyHeight: 8, direction: 'LR' };
 
 export function layout(nodeList, edgeList, options = {}) {
   const opt = { ...DEFAULTS, ...options };
+  if (opt.direction === 'TB') return transpose(layoutLR(nodeList.map((n) => ({ ...n, width: n.height, height: n.width })), edgeList,
+    { ...opt, marginX: opt.marginY, marginY: opt.marginX }));
+  return layoutLR(nodeList, edgeList, opt);
+}
+
+function transpose(r) {
+  const nodes = new Map();
+  for (const [id, p] of r.nodes) nodes.set(id, { ...p, x: p.y, y: p.x, width: p.height, height: p.width });
+  const edges = r.edges.map((e) => ({ ...e, points: e.points.map(([x, y]) => [y, x]) }));
+  return { nodes, edges, width: r.height, height: r.width, layers: r.layers, direction: 'TB' };
+}
+
+function layoutLR(nodeList, edgeList, opt) {
   const ids = nodeList.map((n) => n.id);
   const size = new Map(nodeList.map((n) => [n.id, { width: n.width, height: n.height }]));
   const edges = dedupeEdges(edgeList, size);
@@ -286,17 +302,23 @@ function route(nodeList, edges, chains, pos, order, opt) {
     }
     out.push({ from: e.from, to: e.to, points, reversed: !forward });
   }
-  return { nodes, edges: out, width: width + opt.marginX, height: height + opt.marginY, layers: order.length };
+  return { nodes, edges: out, width: width + opt.marginX, height: height + opt.marginY, layers: order.length, direction: 'LR' };
 }
 
-/** SVG path through points: horizontal-tangent cubic beziers between consecutive points. */
-export function edgePath(points) {
+/** SVG path through points: cubic beziers between consecutive points, their tangents along the
+ * layout's direction (horizontal for 'LR', vertical for 'TB'). */
+export function edgePath(points, direction = 'LR') {
   let d = `M${points[0][0].toFixed(1)},${points[0][1].toFixed(1)}`;
   for (let i = 1; i < points.length; i += 1) {
     const [x0, y0] = points[i - 1];
     const [x1, y1] = points[i];
-    const dx = (x1 - x0) / 2;
-    d += ` C${(x0 + dx).toFixed(1)},${y0.toFixed(1)} ${(x1 - dx).toFixed(1)},${y1.toFixed(1)} ${x1.toFixed(1)},${y1.toFixed(1)}`;
+    if (direction === 'TB') {
+      const dy = (y1 - y0) / 2;
+      d += ` C${x0.toFixed(1)},${(y0 + dy).toFixed(1)} ${x1.toFixed(1)},${(y1 - dy).toFixed(1)} ${x1.toFixed(1)},${y1.toFixed(1)}`;
+    } else {
+      const dx = (x1 - x0) / 2;
+      d += ` C${(x0 + dx).toFixed(1)},${y0.toFixed(1)} ${(x1 - dx).toFixed(1)},${y1.toFixed(1)} ${x1.toFixed(1)},${y1.toFixed(1)}`;
+    }
   }
   return d;
 }

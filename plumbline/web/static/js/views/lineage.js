@@ -4,6 +4,7 @@ import { badge, emptyState, errorState, h, mount, spinner } from '../dom.js';
 import { fmtDuration, fmtTime, runDuration } from '../format.js';
 import { FANOUT_LIMIT, GraphModel, collapseFanouts, columnTransformation, filterEdges, oneStep } from '../graph_model.js';
 import { GraphView, MIN_FIT_SCALE } from '../graph_view.js';
+import { arrange } from '../arrange.js';
 import { navigate } from '../router.js';
 import { datasetName, jobLabels, jobName } from '../names.js';
 
@@ -47,6 +48,7 @@ export function renderLineage(root, _params, query) {
   const shown = new Map();
   const pinned = new Set();
   let display = null;
+  let plan = null;
   let pathInfo = null;
 
   const title = h('div', { class: 'lineage-title' },
@@ -136,10 +138,18 @@ export function renderLineage(root, _params, query) {
     return h('span', { class: 'toolbar-group' }, input, count);
   }
 
-  function draw() {
-    display = collapseFanouts(model, focusId, { shown, pinned });
+  /** Draw the graph as arranged; `replan` (on first open) arranges it anew for the canvas: the whole
+   * neighbourhood in view at a readable scale, folded where it would not fit (arrange.js). Later
+   * draws (expand, "+K more", find) keep that arrangement and grow it. */
+  function draw(replan = false) {
+    const layout = mode === 'column' ? { layerGap: 200 } : {};
+    if (replan || !plan) {
+      const { width, height } = view.svg.getBoundingClientRect();
+      plan = arrange(model, focusId, { width, height }, { directions: mode === 'column' ? ['LR'] : ['LR', 'TB'], layout, shown, pinned });
+    }
+    display = collapseFanouts(model, focusId, { shown, pinned, reach: plan.reach, limit: plan.limit });
     jobLabel = jobLabels([...model.nodes.values()].filter((n) => n.type === 'JOB').map((n) => (n.data || {}).name || (parseNodeId(n.id) || {}).name));
-    view.render(display, { focusId, label: labelOf, edgeLabel, tooltip, layout: mode === 'column' ? { layerGap: 200 } : {} });
+    view.render(display, { focusId, label: labelOf, edgeLabel, tooltip, layout: { ...layout, direction: plan.direction } });
     status.remove();
   }
 
@@ -163,8 +173,8 @@ export function renderLineage(root, _params, query) {
         await loadShown((d) => api.lineage(node, d));
         if (!model.nodes.size) { mount(status, emptyState('No lineage yet', 'No events mention this node.')); return; }
       }
-      draw();
-      // Fit never goes below a readable scale: a big graph opens on the focus node.
+      draw(true);
+      // Fit never goes below a readable scale: arranged to fit, the graph opens whole.
       view.fit();
       view.select(model.nodes.has(focusId) ? focusId : null);
     } catch (err) {
