@@ -8,6 +8,7 @@ import click
 from rich.table import Table
 
 from plumbline.cli.client import console, format_option, get, server_options, show
+from plumbline.cli.names import job_short
 from plumbline.cli.run_ids import short_id
 from plumbline.cli.since import since_option
 
@@ -72,6 +73,14 @@ def _when(node: dict[str, Any]) -> tuple[str, str]:
     return short_id(str(version["version"])), version.get("createdAt") or ""
 
 
+def _node(node: dict[str, Any]) -> str:
+    """A job's short name first, then its id; other nodes by their id."""
+    if node["type"] != "JOB":
+        return str(node["id"])
+    short = job_short(str(node["name"]))
+    return str(node["id"]) if short == node["name"] else f"{short} ({node['id']})"
+
+
 def print_impact(body: dict[str, Any]) -> None:
     """The answer as a table, nearest first."""
     out = console()
@@ -88,7 +97,7 @@ def print_impact(body: dict[str, Any]) -> None:
     for node in body["nodes"]:
         if node["distance"] == 0:
             continue
-        row = [str(node["distance"]), node["type"], node["id"]]
+        row = [str(node["distance"]), node["type"], _node(node)]
         if column:
             hops = node.get("pathTransformations") or [[]]
             row.append(", ".join(f"{t['type']}/{t['subtype']}" for t in hops[-1]))

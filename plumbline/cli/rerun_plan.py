@@ -15,6 +15,7 @@ from plumbline.cli.client import (
     server_options,
     show,
 )
+from plumbline.cli.names import job_label
 from plumbline.cli.run_ids import resolve_run, short_id
 from plumbline.cli.since import since_option
 
@@ -90,8 +91,8 @@ def print_plan(body: dict[str, Any]) -> None:
             )
             table.add_row(
                 str(step["order"]),
-                f"{step['job']['namespace']}:{step['job']['name']}",
-                f"{parent['namespace']}:{parent['name']}" if parent else "",
+                job_label(step["job"]["namespace"], step["job"]["name"]),
+                job_label(parent["namespace"], parent["name"]) if parent else "",
                 " ".join(str(a) for a in step["after"]) + (" (cycle)" if step["inCycle"] else ""),
                 " ".join(f"{short_id(run['id'])} {run['state']}" for run in step["runs"]),
                 ", ".join(affected),

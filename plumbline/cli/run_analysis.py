@@ -14,6 +14,7 @@ import httpx
 from rich.table import Table
 
 from plumbline.cli.client import console, format_option, get, server_options, show
+from plumbline.cli.names import job_label
 from plumbline.cli.run_ids import is_run_id, resolve_run, short_id
 
 
@@ -105,7 +106,7 @@ def print_diff(body: dict[str, Any]) -> None:
     """The diff as a few lines and tables."""
     out = console()
     run, against = body["run"], body.get("against")
-    job = f"{run['job']['namespace']}:{run['job']['name']}"
+    job = job_label(run["job"]["namespace"], run["job"]["name"])
     reason = {
         "lastCompleteBefore": "the job's last COMPLETE run before it",
         "requested": "as asked",
@@ -199,7 +200,7 @@ def print_root_cause(body: dict[str, Any]) -> None:
     """The root cause as a few lines and a table of upstream runs."""
     out = console()
     run = body["run"]
-    job = f"{run['job']['namespace']}:{run['job']['name']}"
+    job = job_label(run["job"]["namespace"], run["job"]["name"])
     out.print(f"run {_short(run)} of {job}", markup=False)
     if run.get("errorMessage"):
         out.print(f"error: {run['errorMessage'].strip().splitlines()[0][:400]}", markup=False)
@@ -223,7 +224,7 @@ def print_root_cause(body: dict[str, Any]) -> None:
             table.add_row(
                 str(item["distance"]),
                 _short(item["run"]),
-                f"{item['run']['job']['namespace']}:{item['run']['job']['name']}",
+                job_label(item["run"]["job"]["namespace"], item["run"]["job"]["name"]),
                 ", ".join(item["reasons"]),
                 changes,
                 produced,

@@ -25,6 +25,8 @@ A1 = "7f9a06a0-0000-4000-8000-000000000001"
 A2 = "7f9a06a0-1111-4000-8000-000000000002"
 B = "1234abcd-0000-4000-8000-000000000003"
 TEAM_B = "7f9a06a0-2222-4000-8000-000000000009"
+SPARK_JOB = "my_app.execute_insert_into_hadoop_fs_relation_command.clean_readings"
+CLEAN = "abcdef01-0000-4000-8000-000000000010"
 
 
 def _as(events: list[dict[str, Any]], run_uuid: str) -> list[dict[str, Any]]:
@@ -46,12 +48,13 @@ def world(make_server: Any, db_url: str) -> dict[str, Any]:
                  job_facets=sql("s2")), A2),
         *_as(run(3, "load", 120, inputs=[raw()], outputs=[orders_out()], job_facets=sql("s1")), B),
     ]  # fmt: skip
+    clean = _as(run(10, SPARK_JOB, 150, inputs=[dataset(DS, "orders")], outputs=[]), CLEAN)
     report = _as(run(9, "report", 200, inputs=[dataset(DS, "orders")], outputs=[]), TEAM_B)
     for event in report:
         event["job"]["namespace"] = "team_b"
     response = httpx.post(
         f"{server.url}/api/v1/lineage",
-        json=events + report,
+        json=events + clean + report,
         headers={"Authorization": f"Bearer {admin}"},
         timeout=30,
     )
@@ -138,3 +141,17 @@ def test_an_unknown_start_is_one_line(world: dict[str, Any]) -> None:
     assert [line for line in bad.stderr.splitlines() if line.startswith("Error:")] == [
         "Error: expected a run id (or its first characters) or job:NS:NAME, got 'not-a-run'"
     ]
+
+
+def test_job_names_show_the_short_name_first(world: dict[str, Any]) -> None:
+    # issue 27: `…execute_insert_into_hadoop_fs_relation_command.clean_readings` read from the left
+    whole = f"shop:{SPARK_JOB}"
+    cause = _cli(world, "root-cause", "abcdef01")
+    assert cause.returncode == 0, cause.stderr
+    assert cause.stdout.startswith(f"run abcdef01 (COMPLETED) of clean_readings ({whole})")
+    diff = _cli(world, "diff", f"job:{whole}")
+    assert diff.stdout.startswith(f"run abcdef01 (COMPLETED) of clean_readings ({whole})")
+    impact = _cli(world, "impact", f"dataset:{DS}:orders")
+    assert impact.returncode == 0, impact.stderr
+    assert f"clean_readings (job:{whole})" in impact.stdout
+    assert "shop:load" in _cli(world, "diff", B).stdout  # a short name stays as it is
