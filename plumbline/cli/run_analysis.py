@@ -27,7 +27,7 @@ def _target(
     if is_run_id(arg):
         return resolve_run(url, api_key, timeout, arg), False
     wanted = " or ".join(f"{kind}:NS:NAME" for kind in kinds)
-    raise click.UsageError(f"expected a run id (or its first characters) or {wanted}, got {arg!r}")
+    raise click.UsageError(f"expected a run id (or its start or end) or {wanted}, got {arg!r}")
 
 
 def _short(run: dict[str, Any] | None) -> str:

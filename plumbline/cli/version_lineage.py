@@ -39,7 +39,7 @@ def version_lineage(
     --downstream, the versions made from it).
 
     DATASET is dataset:NS:NAME. VERSION is the version as shown (the producer's version id, else
-    the id of the run that wrote it, or that id's start) or the version's UUID.
+    the id of the run that wrote it, whole, as shown or by its start) or the version's UUID.
     """
     if not dataset.startswith("dataset:") or dataset.count(":") < 2:
         raise click.UsageError(f"DATASET: expected dataset:NS:NAME, got {dataset!r}")

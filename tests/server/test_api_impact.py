@@ -310,7 +310,7 @@ def test_rerun_plan_cli(world: dict[str, Any]) -> None:
     assert table.exit_code == 0, table.output
     assert "2 job(s) to rerun" in table.output
     rows = [line for line in table.output.splitlines() if "team_" in line]
-    assert "team_a:load" in rows[0] and runs["load"][:8] in rows[0]  # the short form
+    assert "team_a:load" in rows[0] and runs["load"][-8:] in rows[0]  # the short form
     assert "team_b:report" in rows[1]
     as_json = _cli(world, "--run", runs["feed"], "--format", "json", command="rerun-plan")
     assert [s["job"]["name"] for s in json.loads(as_json.output)["steps"]] == ["load", "report"]

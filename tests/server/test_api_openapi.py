@@ -141,7 +141,7 @@ def test_every_read_route_answers_what_it_documents(spec: dict[str, Any], live_s
             ),
             ("GET", "/api/v1/namespaces/{namespace}/jobs/{job}/runs", f"{job}/runs", {}),
             ("GET", "/api/v1/jobs/runs/{id}", f"/api/v1/jobs/runs/{story.report_run}", {}),
-            ("GET", "/api/v1/jobs/runs", "/api/v1/jobs/runs", {"idPrefix": story.report_run[:8]}),
+            ("GET", "/api/v1/jobs/runs", "/api/v1/jobs/runs", {"idSuffix": story.report_run[-8:]}),
             (
                 "GET",
                 "/api/v1/jobs/runs/{id}/facets",

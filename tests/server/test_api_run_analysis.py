@@ -159,7 +159,7 @@ def _cli(world: dict[str, Any], *args: str) -> Any:
 def test_cli_diff_and_root_cause(world: dict[str, Any]) -> None:
     table = _cli(world, "diff", run_id(2))
     assert table.exit_code == 0, table.output
-    assert "against 00000000 (COMPLETED): the job's last COMPLETE run before it" in table.output
+    assert "against 00000001 (COMPLETED): the job's last COMPLETE run before it" in table.output
     assert "1. jobChanged shop:load: sql" in table.output
     assert "price string -> double" in table.output  # the types, as the JSON has them
     as_json = json.loads(_cli(world, "diff", "job:shop:load", "--format", "json").output)
@@ -201,8 +201,8 @@ def test_cli_version_lineage(world: dict[str, Any]) -> None:
     down = _plumbline(world, "version-lineage", f"dataset:{DS}:orders", run_id(3), "--downstream")
     assert down.returncode == 0, down.stderr
     lines = down.stdout.splitlines()
-    assert lines[0] == f"{DS}:orders version 00000000 was used by 1 version(s)"
-    assert any(f"{DS}:r" in line and "00000000" in line for line in lines[1:])
+    assert lines[0] == f"{DS}:orders version 00000003 was used by 1 version(s)"
+    assert any(f"{DS}:r" in line and "00000009" in line for line in lines[1:])
     up = _plumbline(world, "version-lineage", f"dataset:{DS}:orders", run_id(3), "--format", "json")
     assert up.returncode == 0, up.stderr
     body = json.loads(up.stdout)

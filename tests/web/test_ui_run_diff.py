@@ -137,3 +137,29 @@ def test_version_lineage_on_the_dataset_page(page: Any, diamond: UiServer, artif
     assert oldest.locator(".version-current").inner_text() == "current"
     page.screenshot(path=str(artifacts / "dataset_version_lineage.png"), full_page=True)
     assert page.page_errors == []
+
+
+def test_versions_are_shown_by_one_id(page: Any, diamond: UiServer) -> None:
+    # issue 27: the UI showed a version's UUID where the CLI and impact show the writer's run id;
+    # both now show the dataset version (here the writing run's id), in the one short form
+    page.goto(f"{diamond.url}/datasets/file/{quote(ae.SINK, safe='')}")
+    page.wait_for_selector("#versions .version-upstream li")
+    for version in page.locator("#versions .version").all():
+        shown = version.locator(".version-id").inner_text()
+        writer = version.locator(".version-head a[href^='/runs/']").get_attribute("href")
+        assert writer is not None and shown == writer[-8:], shown
+    current = page.locator("#versions .version").filter(has=page.locator(".version-current"))
+    assert current.count() == 1
+    assert (
+        page.locator("#current-version").inner_text() == current.locator(".version-id").inner_text()
+    )
+    made_from = page.locator("#versions .version").last.locator(
+        ".version-upstream li .version-shown"
+    )
+    made_from.first.wait_for()
+    # the two inputs' versions, written by time-ordered (v7-like) runs of the same minute, read
+    # apart (their first 8 characters are the same); the source was read before any version
+    known = [text for text in made_from.all_inner_texts() if text != "unknown version"]
+    assert len(known) == 2 and len(set(known)) == 2, known
+    assert all(len(text) == 8 for text in known), known
+    assert page.page_errors == []

@@ -234,24 +234,25 @@ def list_job_runs(conn: Connection, job_pk: int, limit: int, offset: int) -> Run
     return {"runs": [runs[pk] for pk in pks], "totalCount": total}
 
 
-RUN_ID_PREFIX = r"^[0-9a-fA-F][0-9a-fA-F-]{3,35}$"  # 4 to 36 characters of a run id, from its start
+RUN_ID_PART = r"^[0-9a-fA-F-]{4,36}$"  # 4 to 36 characters of a run id, from its start or end
 
 
-def runs_with_prefix(
-    conn: Connection, prefix: str, limit: int, visible_to: VisibleTo = None
+def runs_with_part(
+    conn: Connection, part: str, limit: int, *, at_end: bool, visible_to: VisibleTo = None
 ) -> RunMatches:
-    """The runs whose id starts with ``prefix`` (any case), by id, at most ``limit``, and
-    how many there are: ``{"runs": [{"id", "state", "job", "startedAt", "endedAt"}],
-    "totalCount"}``. A range on the id's unique index finds them (ids are lower-case hex and
-    ``-``, all below ``g``); runs of jobs ``visible_to`` may not see are not counted."""
+    """The runs whose id starts (``at_end``: ends) with ``part`` (any case), by id, at most
+    ``limit``, and how many there are: ``{"runs": [{"id", "state", "job", "startedAt",
+    "endedAt"}], "totalCount"}``. A start is a range on the id's unique index (ids are lower-case
+    hex and ``-``, all below ``g``); an end is read through the ids (a scan). Runs of jobs
+    ``visible_to`` may not see are not counted."""
     r, j, n = s.runs, s.jobs, s.namespaces
-    low = prefix.lower()
-    where = (
-        r.c.uuid >= low,
-        r.c.uuid < low + "g",
-        r.c.uuid.startswith(low, autoescape=True),
-        visible_job_id(r.c.job_id, visible_to),
+    low = part.lower()
+    match: tuple[sa.ColumnElement[bool], ...] = (
+        (r.c.uuid.endswith(low, autoescape=True),)
+        if at_end
+        else (r.c.uuid >= low, r.c.uuid < low + "g", r.c.uuid.startswith(low, autoescape=True))
     )
+    where = (*match, visible_job_id(r.c.job_id, visible_to))
     total = count(conn, sa.select(r.c.id).where(*where))
     rows = conn.execute(
         sa.select(r.c.uuid, r.c.current_state, n.c.name, j.c.name, r.c.started_at, r.c.ended_at)

@@ -40,12 +40,20 @@ export function fmtBytes(n) {
 }
 
 /** The one short form of an id, as the CLI prints it and takes back (docs/reference.md, "Ids"):
- * a UUID's first 8 characters; another id (a table format's snapshot id) whole, up to 24. */
+ * a UUID's last 8 characters (random in v4 and time-ordered v7 ids alike); another id (a table
+ * format's snapshot id) whole, up to 24. */
 export function shortId(id) {
   if (!id) return '—';
   const t = String(id);
-  if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(t)) return t.slice(0, 8);
+  if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(t)) return t.slice(-8);
   return t.length > 24 ? `${t.slice(0, 23)}…` : t;
+}
+
+/** The id a dataset version is shown by (docs/reference.md, "Ids"): its dataset version (the
+ * producer's own id, else the id of the run that wrote it), in short form; its UUID (the API's
+ * `version`) only when that is all there is. */
+export function shownVersion(v) {
+  return shortId(v && (v.datasetVersion || v.version));
 }
 
 /** Duration of a run: durationMs when the server gives it, else endedAt - startedAt. */

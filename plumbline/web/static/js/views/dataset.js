@@ -1,7 +1,7 @@
 // Dataset page: schema, versions with schema differences, producers and consumers, facets, rows written.
 import { api, links, nodeIds } from '../api.js';
 import { badge, emptyState, errorState, facetList, h, mount, section, spinner, table } from '../dom.js';
-import { fmtNumber, fmtShortTime, fmtTime, shortId } from '../format.js';
+import { fmtNumber, fmtShortTime, fmtTime, shortId, shownVersion } from '../format.js';
 import { barChart } from '../charts.js';
 import { schemaDiff } from '../schema_diff.js';
 import { header, kv, loadInto, runState, versionId } from './common.js';
@@ -40,7 +40,7 @@ export async function renderDataset(root, { namespace, name }) {
         ['Type', ds.type], ['Physical name', ds.physicalName !== ds.name ? ds.physicalName : null],
         ['Created', fmtTime(ds.createdAt)], ['Updated', fmtTime(ds.updatedAt)],
         ['Last modified', ds.lastModifiedAt ? fmtTime(ds.lastModifiedAt) : null],
-        ['Current version', ds.currentVersion ? h('span', { class: 'mono' }, shortId(ds.currentVersion)) : null],
+        ['Current version', ds.currentVersion ? h('span', { class: 'mono', id: 'current-version', title: ds.currentVersion }, shortId(ds.currentVersion)) : null],
         ['Tags', (ds.tags || []).length ? ds.tags.map((t) => (typeof t === 'string' ? t : t.name)).join(', ') : null],
       ]), h('h3', null, 'Producers and consumers'), neighboursEl)),
     section('Rows written per run', chartEl),
@@ -67,6 +67,9 @@ export async function renderDataset(root, { namespace, name }) {
 
   loadInto(versionsEl, () => api.datasetVersions(namespace, name, 50), (res) => {
     const versions = res.versions || [];
+    const current = versions.find((v) => v.version === ds.currentVersion);
+    const currentEl = document.getElementById('current-version');
+    if (current && currentEl) currentEl.textContent = shownVersion(current); // shown as the list shows it
     mount(chartEl, rowsChart(versions, name, namespace));
     if (!versions.length) return emptyState('No versions yet');
     // Versions come newest first; each is compared with the one before it in time.
@@ -86,7 +89,7 @@ const PER_LEVEL = 12;
 function versionItem(x, direction) {
   return h('li', { 'data-dataset': x.name, 'data-version': x.version || '', 'data-distance': String(x.distance) },
     h('a', { href: links.dataset(x.namespace, x.name), 'data-link': '', title: `${x.namespace} ${x.name}` }, datasetName(x.name).short), ' ',
-    h('span', { class: 'mono muted', title: x.version || '' }, x.version ? shortId(x.version) : 'unknown version'),
+    h('span', { class: 'mono muted version-shown', title: x.datasetVersion || x.version || '' }, x.version ? shownVersion(x) : 'unknown version'),
     direction === 'downstream' && x.runId ? [' by ', h('a', { class: 'mono', href: links.run(x.runId), 'data-link': '' }, `run ${shortId(x.runId)}`)] : null,
     direction === 'upstream' && x.versionSource ? h('span', { class: 'muted small' }, ` · ${x.versionSource}`) : null,
     x.writerPruned ? h('span', { class: 'muted small' }, ` · its run was pruned ${fmtShortTime(x.writerPruned.prunedAt)}`) : null);
@@ -157,7 +160,7 @@ function versionRow(v, prev, all, when, namespace, name, current) {
     diff.changed.map((c) => h('div', { class: 'diff-chg' }, '~ ', h('span', { class: 'mono' }, c.name), h('span', { class: 'muted' }, ` ${c.from || '?'} → ${c.to || '?'}`)))) : null;
   return h('div', { class: 'version', 'data-version': v.version },
     h('div', { class: 'version-head' },
-      h('span', { class: 'mono version-id', title: v.version }, shortId(v.version)),
+      h('span', { class: 'mono version-id', title: `${v.datasetVersion || v.version} (version ${v.version})` }, shownVersion(v)),
       h('span', { class: 'muted' }, fmtTime(v.createdAt)),
       versionStatus(v, current),
       v.lifecycleState ? h('span', { class: 'tag' }, v.lifecycleState) : null,
@@ -190,7 +193,7 @@ function rowsChart(versions, name, namespace) {
     value: rowsOfVersion(v, name, namespace),
     state: v.createdByRun ? v.createdByRun.state : null,
     href: v.createdByRun ? links.run(v.createdByRun.id) : null,
-    title: `version ${shortId(v.version)}`,
+    title: `version ${shownVersion(v)}`,
   }));
   return barChart(items, { format: (x) => fmtNumber(Math.round(x)), emptyText: 'No run reported how many rows it wrote.', ariaLabel: 'Rows written per run' });
 }
