@@ -45,7 +45,7 @@ def test_a_log_changed_before_since_is_not_read(tmp_path: Path) -> None:
 def test_bad_since_and_state_are_one_line_errors(tmp_path: Path) -> None:
     logs = _folder(tmp_path)
     code, output = _extract(str(logs), "--out", str(tmp_path / "o"), "--since", "yesterday")
-    assert code == 2 and "--since" in output and "not an ISO-8601 time" in output
+    assert code == 2 and "--since" in output and "expected an ISO-8601 date or time" in output
     state = tmp_path / "state.json"
     state.write_text("[1, 2]")
     code, output = _extract(str(logs), "--out", str(tmp_path / "o"), "--state", str(state))
