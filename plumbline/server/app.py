@@ -24,7 +24,7 @@ from plumbline.server.api import routers as read_api_routers
 from plumbline.server.catalog import routes as catalog_routes
 from plumbline.server.errors import ServerErrors, install_error_handlers
 from plumbline.server.fresh_reads import FreshReads
-from plumbline.server.ingest_budget import IngestBudget
+from plumbline.server.ingest_budget import IngestBudget, client_share
 from plumbline.server.meta_auth import MetaAuth
 from plumbline.server.nul_guard import NulGuard
 from plumbline.server.openapi import install_openapi
@@ -64,7 +64,10 @@ def create_app(settings: ServerSettings) -> FastAPI:
     )
     app.state.settings = settings
     app.state.engine = engine
-    app.state.ingest_budget = IngestBudget(settings.ingest_memory_bytes)
+    app.state.ingest_budget = IngestBudget(
+        settings.ingest_memory_bytes,
+        share=client_share(settings.ingest_memory_bytes, settings.max_body_bytes),
+    )
     malloc.limit_arenas()  # before the request threads start
     install_error_handlers(app)
     install_openapi(app)

@@ -25,6 +25,8 @@ from plumbline.server.ingest_budget import minimum_budget
 from plumbline.server.outbox.addresses import RefusedAddress, check_literal
 from plumbline.server.outbox.policy import ENV_VARS, OutboxPolicy
 from plumbline.server.settings import (
+    DEFAULT_BODY_MIN_RATE,
+    DEFAULT_BODY_TIMEOUT_SECONDS,
     DEFAULT_INGEST_MEMORY_BYTES,
     DEFAULT_MAX_BODY_BYTES,
     INGEST_MEMORY_BYTES_LIMIT,
@@ -79,6 +81,8 @@ CONFIG_KEYS = frozenset(
         "store",
         "max_body_bytes",
         "ingest_memory_bytes",
+        "body_timeout_seconds",
+        "body_min_rate",
         "access_log",
         "allowed_hosts",
         "auth_meta",
@@ -177,6 +181,7 @@ def build_settings(
         catalogs=catalogs,
         max_body_bytes=body_limit,
         ingest_memory_bytes=_ingest_memory_bytes(ingest_memory_bytes, file_config, body_limit),
+        **_body_timing(file_config),
         access_log=access_log
         if access_log is not None
         else bool(file_config.get("access_log", True)),
@@ -327,6 +332,22 @@ def _ingest_memory_bytes(given: int | None, file_config: dict[str, Any], body_li
             f"ingest_memory_bytes must be at most {INGEST_MEMORY_BYTES_LIMIT} (1 TiB), not {value}"
         )
     return value
+
+
+def _body_timing(file_config: dict[str, Any]) -> dict[str, Any]:
+    """``body_timeout_seconds`` (0.1 to 3600) and ``body_min_rate`` (1 to 1 GiB bytes/s): how
+    slowly a request body may arrive before it is answered 408."""
+    timeout = file_config.get("body_timeout_seconds", DEFAULT_BODY_TIMEOUT_SECONDS)
+    if (
+        isinstance(timeout, bool)
+        or not isinstance(timeout, int | float)
+        or not (0.1 <= timeout <= 3600)
+    ):
+        raise ConfigError(f"body_timeout_seconds must be from 0.1 to 3600, not {timeout!r}")
+    rate = _config_int(file_config, "body_min_rate", DEFAULT_BODY_MIN_RATE)
+    if not 1 <= rate <= 1024**3:
+        raise ConfigError(f"body_min_rate must be from 1 to {1024**3} bytes/s, not {rate}")
+    return {"body_timeout_seconds": float(timeout), "body_min_rate": rate}
 
 
 def _config_int(file_config: dict[str, Any], key: str, default: int) -> int:

@@ -10,9 +10,11 @@ use).
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import functools
 import logging
+import time
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
@@ -48,7 +50,6 @@ from plumbline.server.ingest_budget import (
     Handover,
     IngestBudget,
     Reservation,
-    request_cost,
 )
 from plumbline.server.settings import ServerSettings
 from plumbline.store.write import writer_for
@@ -98,6 +99,10 @@ _REQUEST_BODY = {
             "model": ErrorBody,
             "description": "none of the events is the token's to write (their namespaces are not all its own)",
         },
+        408: {
+            "model": ErrorBody,
+            "description": "the body arrived slower than the minimum rate (body_min_rate)",
+        },
         413: {
             "model": ErrorBody,
             "description": "the body (or its decompressed size) is too large",
@@ -106,7 +111,10 @@ _REQUEST_BODY = {
         422: {"model": ErrorBody, "description": "no event is valid OpenLineage"},
         503: {
             "model": ErrorBody,
-            "description": "the ingestion memory budget is in use: retry after Retry-After seconds",
+            "description": (
+                "the ingestion memory budget (or the client's share of it) is in use: "
+                "retry after Retry-After seconds"
+            ),
         },
     },
     openapi_extra={"requestBody": _REQUEST_BODY},
@@ -117,8 +125,8 @@ async def post_lineage(
     """Validate and store OpenLineage events; answers 201 with what was accepted and rejected."""
     settings: ServerSettings = request.app.state.settings
     budget: IngestBudget = request.app.state.ingest_budget
-    with budget.reservation() as held:
-        body = await _read_body(request, settings.max_body_bytes, held)
+    with budget.reservation(_client(request, principal)) as held:
+        body = await _read_body(request, settings, held)
         encoding = request.headers.get("content-encoding")
         result = await run_in_threadpool(
             ingest_body, request.app.state.engine, settings, body, encoding, principal, held
@@ -126,22 +134,45 @@ async def post_lineage(
     return JSONResponse(result, status_code=201)
 
 
-async def _read_body(request: Request, limit: int, held: Reservation) -> bytes:
-    """The body, its memory reserved before it is read (all at once when its length is
-    declared, else chunk by chunk)."""
+def _client(request: Request, principal: Principal) -> str:
+    """Whose share of the ingestion budget a request uses: its token's, else (open mode) its
+    client address's."""
+    if principal.name is not None:
+        return f"token:{principal.name}"
+    return f"address:{request.client.host if request.client else ''}"
+
+
+async def _read_body(request: Request, settings: ServerSettings, held: Reservation) -> bytes:
+    """The body, its memory reserved as its bytes arrive (not what its length declares: a
+    client that declares much and sends little holds little). A body slower than
+    ``body_min_rate`` bytes/s on average after its first ``body_timeout_seconds`` is 408."""
+    limit = settings.max_body_bytes
     declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit():
-        if int(declared) > limit:
-            raise APIError(413, f"the body is over the limit of {limit} bytes")
-        if request.headers.get("content-encoding", "identity").strip().lower() == "identity":
-            await _reserve_waiting(held, request_cost(int(declared)))  # all it will hold
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise APIError(413, f"the body is over the limit of {limit} bytes")
     chunks: list[bytes] = []
     received = 0
-    async for chunk in request.stream():
+    started = time.monotonic()
+    stream = request.stream().__aiter__()
+    while True:
+        # the next bytes are due by the time the ones so far allow at the minimum rate
+        due = started + settings.body_timeout_seconds + received / settings.body_min_rate
+        try:
+            chunk = await asyncio.wait_for(stream.__anext__(), max(due - time.monotonic(), 0.001))
+        except StopAsyncIteration:
+            break
+        except TimeoutError:
+            raise APIError(
+                408,
+                f"the body arrived too slowly: {received} bytes in "
+                f"{time.monotonic() - started:.0f} s (a body must average "
+                f"{settings.body_min_rate} bytes/s after its first "
+                f"{settings.body_timeout_seconds:g} s)",
+            ) from None
         received += len(chunk)
         if received > limit:
             raise APIError(413, f"the body is over the limit of {limit} bytes")
-        held.reserve_up_to(RECEIVE_COST * received)  # beyond what was declared
+        await _reserve_waiting(held, RECEIVE_COST * received)
         chunks.append(chunk)
     return b"".join(chunks)
 

@@ -10,9 +10,14 @@ to the system (:func:`plumbline.server.malloc.trim`). The normalizer's own worki
 group's, is a standing share of the budget (:data:`NORMALIZER_BYTES`), so the budget bounds all
 that ingestion holds beyond the caches (docs/reference.md, "Ingestion memory").
 
-A body of declared length reserves all of it (:func:`request_cost`) before a byte is read; a
-compressed one reserves what decompression may hold first, then the rest once its size is known;
-every reservation is made before any of the request's events is stored. A reservation that does
+A body reserves its memory as its bytes arrive (what is received, not what ``Content-Length``
+declares: a client declaring 10 MB and sending 1 byte holds 2 bytes, issue 28 item 6); once it is
+complete, the request reserves what parsing it will hold (:func:`request_cost`); a compressed one
+reserves what decompression may hold first, then the rest once its size is known; every
+reservation is made before any of the request's events is stored. One client (a token; in open
+mode a client address) holds at most its share of the budget (:func:`client_share`: half of it,
+or one largest request when that is more): past it, its request is answered 503 at once, so one
+client cannot take the budget from the others. A reservation that does
 not fit waits, first come first served, up to :data:`WAIT_SECONDS` for what is held to be given
 back; when it still does not fit, the request is answered **503** with ``Retry-After`` set to
 the wait expected from the rate at which the budget has recently been given back (producers
@@ -58,6 +63,13 @@ def request_cost(body_bytes: int) -> int:
     return (RECEIVE_COST + SPLIT_COST + PARSE_COST) * body_bytes
 
 
+def client_share(capacity: int, max_body_bytes: int, standing: int = NORMALIZER_BYTES) -> int:
+    """The most one client may hold: half of what requests may hold, or what one request of
+    the largest body holds when that is more."""
+    per_request = RECEIVE_COST + DECOMPRESS_COST + SPLIT_COST + PARSE_COST
+    return max((capacity - min(standing, capacity)) // 2, per_request * max_body_bytes)
+
+
 def minimum_budget(max_body_bytes: int) -> int:
     """The smallest budget that lets one request of the largest body through, compressed or not
     (a compressed one also holds its decompressed body), beside the normalizer's share."""
@@ -75,8 +87,11 @@ class IngestBudget:
         *,
         standing: int = NORMALIZER_BYTES,
         wait_seconds: float = WAIT_SECONDS,
+        share: int | None = None,
     ) -> None:
         self.capacity = capacity
+        self.share = share  # the most one client may hold (None: no limit but the capacity)
+        self._by_client: dict[str, int] = {}
         self.standing = min(standing, capacity)
         self.reserved = self.standing  # what requests and the normalizer hold now
         self.wait_seconds = wait_seconds
@@ -95,17 +110,37 @@ class IngestBudget:
         """Reservations waiting for room now."""
         return len(self._waiting)
 
-    def reservation(self) -> Reservation:
-        """What one request holds; use as a context manager, which gives it all back."""
-        return Reservation(self)
+    def reservation(self, client: str = "") -> Reservation:
+        """What one request of ``client`` holds; use as a context manager, which gives it all
+        back."""
+        return Reservation(self, client)
 
-    def _take(self, amount: int, wait: bool, holding: bool) -> int | None:
-        """Reserve ``amount``: None once taken, else the seconds to wait before trying again.
-        Waits (``wait``) behind the reservations waiting before it, up to ``wait_seconds``;
-        one that already holds part of the budget (``holding``) goes first."""
+    def held_by(self, client: str) -> int:
+        """What ``client``'s requests hold now."""
         with self._changed:
+            return self._by_client.get(client, 0)
+
+    def _over_share(self, client: str, amount: int) -> bool:
+        return self.share is not None and self._by_client.get(client, 0) + amount > self.share
+
+    def _count(self, client: str, amount: int) -> None:
+        held = self._by_client.get(client, 0) + amount
+        if held > 0:
+            self._by_client[client] = held
+        else:
+            self._by_client.pop(client, None)
+
+    def _take(self, amount: int, wait: bool, holding: bool, client: str = "") -> int | None:
+        """Reserve ``amount`` for ``client``: None once taken, else the seconds to wait before
+        trying again. Waits (``wait``) behind the reservations waiting before it, up to
+        ``wait_seconds``; one that already holds part of the budget (``holding``) goes first.
+        Past the client's share: refused at once (only its own requests would make room)."""
+        with self._changed:
+            if self._over_share(client, amount):
+                return RETRY_AFTER_SECONDS
             if not self._waiting and self.reserved + amount <= self.capacity:
                 self.reserved += amount
+                self._count(client, amount)
                 return None
             if not wait or self.wait_seconds <= 0 or len(self._waiting) >= MAX_WAITING:
                 return self._expected_wait(amount)
@@ -118,7 +153,10 @@ class IngestBudget:
             try:
                 while True:
                     if self._waiting[0] is ticket and self.reserved + amount <= self.capacity:
+                        if self._over_share(client, amount):
+                            return RETRY_AFTER_SECONDS
                         self.reserved += amount
+                        self._count(client, amount)
                         return None
                     left = deadline - time.monotonic()
                     if left <= 0:
@@ -128,11 +166,14 @@ class IngestBudget:
                 self._waiting.remove(ticket)
                 self._changed.notify_all()  # the next in line may fit now
 
-    def _give(self, amount: int) -> None:
+    def _give(self, amount: int, client: str | None = None) -> None:
+        """Give back ``amount``; ``client``'s share too (None: handed over, not the client's)."""
         if amount <= 0:
             return
         with self._changed:
             self.reserved -= amount
+            if client is not None:
+                self._count(client, -amount)
             now = time.monotonic()
             self._given.append((now, amount))
             self._given_bytes += amount
@@ -160,8 +201,9 @@ class IngestBudget:
 class Reservation:
     """The part of the budget one request holds."""
 
-    def __init__(self, budget: IngestBudget) -> None:
+    def __init__(self, budget: IngestBudget, client: str = "") -> None:
         self.budget = budget
+        self.client = client
         self.held = 0
 
     def reserve(self, amount: int, *, wait: bool = False) -> None:
@@ -169,7 +211,7 @@ class Reservation:
         the event loop), or raise a 503 :class:`APIError` with Retry-After."""
         if amount <= 0:
             return
-        retry_after = self.budget._take(amount, wait, holding=self.held > 0)
+        retry_after = self.budget._take(amount, wait, holding=self.held > 0, client=self.client)
         if retry_after is not None:
             raise APIError(
                 503,
@@ -188,12 +230,14 @@ class Reservation:
         :class:`Handover` gives it back to the budget as the normalizer lets the events go."""
         amount = min(amount, self.held)
         self.held -= amount
+        with self.budget._changed:  # the normalizer's now: no longer the client's share
+            self.budget._count(self.client, -amount)
         return Handover(self.budget, amount)
 
     def release(self, amount: int) -> None:
         """Give back ``amount`` of what is held."""
         amount = min(amount, self.held)
-        self.budget._give(amount)
+        self.budget._give(amount, self.client)
         self.held -= amount
 
     def __enter__(self) -> Reservation:

@@ -14,6 +14,8 @@ DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024
 MAX_BODY_BYTES_LIMIT = 1024 * 1024 * 1024  # the largest --max-body-bytes accepted
 DEFAULT_INGEST_MEMORY_BYTES = 512 * 1024 * 1024
 INGEST_MEMORY_BYTES_LIMIT = 1024**4  # the largest --ingest-memory-bytes accepted (1 TiB)
+DEFAULT_BODY_TIMEOUT_SECONDS = 10.0
+DEFAULT_BODY_MIN_RATE = 16 * 1024
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,10 @@ class ServerSettings:
     access_log: bool = True
     # bytes all concurrent ingestion requests may hold (plumbline.server.ingest_budget)
     ingest_memory_bytes: int = DEFAULT_INGEST_MEMORY_BYTES
+    # a request body must arrive at body_min_rate bytes/s on average after its first
+    # body_timeout_seconds, else 408 (plumbline.server.ingest)
+    body_timeout_seconds: float = DEFAULT_BODY_TIMEOUT_SECONDS
+    body_min_rate: int = DEFAULT_BODY_MIN_RATE
     # Host names served besides loopback ones (plumbline.server.request_guard)
     allowed_hosts: tuple[str, ...] = ()
     # with auth 'required': /metrics, /openapi.json and /docs need a read token too
