@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
 from plumbline.cli.options import ScriptPath
+from plumbline.transports.config import TRANSPORT_TYPES
+
+if TYPE_CHECKING:
+    from plumbline.spark.settings import CaptureSettings
 
 
 @click.command(
@@ -16,7 +21,7 @@ from plumbline.cli.options import ScriptPath
 )
 @click.option(
     "--transport",
-    type=click.Choice(["http", "file", "console"]),
+    type=click.Choice(TRANSPORT_TYPES),
     default=None,
     help="Where events go (default: Spark conf, then PLUMBLINE_TRANSPORT_TYPE).",
 )
@@ -36,11 +41,17 @@ def run(
     args: tuple[str, ...],
 ) -> None:
     """Run SCRIPT (a PySpark program) with capture enabled on every SparkSession it creates."""
-    kind = _check_transport(transport, url, path)
+    settings = _check_transport(transport, url, path)
+    kind = settings.transport_type
     if kind == "console":
         _print_console_events()
     click.echo(
-        _capture_line(kind, url, path, explicit=transport is not None or _env("TRANSPORT_TYPE")),
+        _capture_line(
+            kind,
+            settings.url,
+            settings.path,
+            explicit=transport is not None or _env("TRANSPORT_TYPE"),
+        ),
         err=True,
     )
     from plumbline.spark.instrument import run_script
@@ -57,26 +68,29 @@ def run(
     sys.exit(code)
 
 
-def _check_transport(transport: str | None, url: str | None, path: str | None) -> str:
-    """The transport the capture will use, refused as a usage error before Spark starts when it
-    cannot work (http without a URL or with a bad one, file without a path). The Spark
-    configuration may also set them; this checks what the command line and environment say."""
+def _check_transport(transport: str | None, url: str | None, path: str | None) -> CaptureSettings:
+    """The settings the capture will use, refused as a usage error before Spark starts when they
+    cannot work (an unknown type, http without a URL or with a bad one, file without a path).
+    Resolved by the capture's own resolver; the Spark configuration may also set them, this
+    checks what the command line and environment say."""
     from plumbline.openlineage.urls import lineage_endpoint
+    from plumbline.spark.errors import SettingsError
+    from plumbline.spark.settings import resolve
 
-    kind = (transport or os.environ.get("PLUMBLINE_TRANSPORT_TYPE") or "").strip().lower()
-    url = url or os.environ.get("PLUMBLINE_URL")
-    path = path or os.environ.get("PLUMBLINE_PATH")
-    kind = kind or ("http" if url else "file" if path else "console")
-    if kind == "http":
-        if not url:
+    try:
+        settings = resolve({"type": transport, "url": url, "path": path}, {}, quiet=True)
+    except SettingsError as exc:
+        raise click.BadParameter(str(exc), param_hint="PLUMBLINE_TRANSPORT_TYPE") from None
+    if settings.transport_type == "http":
+        if not settings.url:
             raise click.UsageError("--transport http needs --url URL (or PLUMBLINE_URL)")
         try:
-            lineage_endpoint(url)
+            lineage_endpoint(settings.url)
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="'--url' / PLUMBLINE_URL") from None
-    if kind == "file" and not path:
+    if settings.transport_type == "file" and not settings.path:
         raise click.UsageError("--transport file needs --path FILE (or PLUMBLINE_PATH)")
-    return kind
+    return settings
 
 
 def _env(name: str) -> bool:
@@ -90,10 +104,10 @@ def _capture_line(kind: str, url: str | None, path: str | None, *, explicit: boo
     from plumbline.openlineage.urls import lineage_endpoint, redact_url
 
     if kind == "http":
-        where = redact_url(lineage_endpoint(url or os.environ.get("PLUMBLINE_URL") or ""))
+        where = redact_url(lineage_endpoint(url or ""))
         return f"plumbline: lineage capture on: events go to {where}"
     if kind == "file":
-        where = str(Path(path or os.environ.get("PLUMBLINE_PATH") or "").absolute())
+        where = str(Path(path or "").absolute())
         return f"plumbline: lineage capture on: events go to the file {where}"
     if explicit:
         return "plumbline: lineage capture on: events are printed on stderr"

@@ -10,10 +10,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from plumbline.spark.errors import SettingsError
+from plumbline.transports.config import TRANSPORT_TYPES
 
 log = logging.getLogger(__name__)
-
-TRANSPORT_TYPES = ("http", "file", "console")
 
 CONF_PREFIX = "spark.plumbline."
 _CONF_KEYS = {
@@ -72,27 +71,25 @@ def resolve(
     arguments: Mapping[str, str | None],
     conf: Mapping[str, str],
     environ: Mapping[str, str] | None = None,
+    *,
+    quiet: bool = False,
 ) -> CaptureSettings:
-    """Each setting from the first of: arguments, Spark conf, environment; then defaults."""
+    """Each setting from the first of: arguments, Spark conf, environment; then defaults.
+
+    The transport type, when none is named, is http with a URL, file with a path, else console
+    (a warning says so unless `quiet`: `plumbline run` prints its own line). `plumbline run`
+    resolves through here too (without Spark conf), so both decide the same way.
+    """
     env = os.environ if environ is None else environ
     values: dict[str, Any] = {}
     for name in _CONF_KEYS:
         values[name] = arguments.get(name) or conf.get(_CONF_KEYS[name]) or env.get(_ENV_KEYS[name])
-    kind = values["type"]
-    if not kind:
-        if values["url"]:
-            kind = "http"
-        elif values["path"]:
-            kind = "file"
-        else:
-            kind = "console"
-            log.warning(
-                "plumbline: no transport configured (spark.plumbline.transport.type or "
-                "PLUMBLINE_TRANSPORT_TYPE); lineage events go to the log (console transport)"
-            )
-    kind = str(kind).strip().lower()
-    if kind not in TRANSPORT_TYPES:
-        raise SettingsError(f"transport type must be one of {', '.join(TRANSPORT_TYPES)}: {kind!r}")
+    kind = transport_type(values["type"], values["url"], values["path"])
+    if not values["type"] and kind == "console" and not quiet:
+        log.warning(
+            "plumbline: no transport configured (spark.plumbline.transport.type or "
+            "PLUMBLINE_TRANSPORT_TYPE); lineage events go to the log (console transport)"
+        )
     return CaptureSettings(
         transport_type=kind,
         url=values["url"],
@@ -100,3 +97,13 @@ def resolve(
         path=values["path"],
         namespace=values["namespace"] or "default",
     )
+
+
+def transport_type(kind: str | None, url: str | None, path: str | None) -> str:
+    """The transport named by `kind`, else http with a URL, file with a path, else console."""
+    if not kind:
+        kind = "http" if url else "file" if path else "console"
+    kind = str(kind).strip().lower()
+    if kind not in TRANSPORT_TYPES:
+        raise SettingsError(f"transport type must be one of {', '.join(TRANSPORT_TYPES)}: {kind!r}")
+    return kind
