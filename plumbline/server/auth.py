@@ -26,7 +26,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,26 +86,135 @@ class Principal:
                 return field, f"this token may not access namespace {namespace!r}"
         return None
 
-    def screened(self, event: Mapping[str, Any]) -> Mapping[str, Any]:
-        """``event`` without the dataset facets of inputs outside the caller's namespaces (the
-        same object when there are none): a limited token records that its job read a foreign
-        dataset, it does not change that dataset's schema, description or versions."""
-        if self.namespaces is None or not isinstance(event.get("inputs"), list):
+    def screened(
+        self, event: Mapping[str, Any], known_fields: Collection[FieldRef] = ()
+    ) -> Mapping[str, Any]:
+        """``event`` without what a limited token may not write of another namespace's datasets
+        (the same object when there is none of that): the dataset facets of its foreign inputs,
+        and the ``columnLineage`` inputs naming a foreign field not in ``known_fields`` (that
+        would create the field). It records that its job read a foreign dataset (an edge, also
+        from a field the dataset has); it does not change that dataset's fields, schema,
+        description or versions."""
+        if self.namespaces is None:
             return event
-        inputs = event["inputs"]
-        foreign = [
-            i
-            for i, item in enumerate(inputs)
-            if isinstance(item, dict)
+        screened = dict(event)
+        inputs = event.get("inputs")
+        if isinstance(inputs, list) and any(self._foreign_with_facets(i) for i in inputs):
+            screened["inputs"] = [
+                {k: v for k, v in i.items() if k != "facets"} if self._foreign_with_facets(i) else i
+                for i in inputs
+            ]
+        for key, items, rebuild in _with_facets(screened):
+            kept = [self._lineage_screened(item, known_fields) for item in items]
+            if any(a is not b for a, b in zip(kept, items, strict=True)):
+                screened[key] = rebuild(kept)
+        if all(screened[k] is event[k] for k in screened):
+            return event
+        return screened
+
+    def foreign_input_fields(self, event: Mapping[str, Any]) -> set[FieldRef]:
+        """The (namespace, dataset, field) of another namespace that the ``columnLineage``
+        facets of ``event`` name as inputs (none for an unlimited token)."""
+        if self.namespaces is None:
+            return set()
+        return {
+            ref
+            for _, items, _ in _with_facets(event)
+            for item in items
+            for ref in _lineage_refs(item)
+            if ref[0] not in self.namespaces
+        }
+
+    def _foreign_with_facets(self, item: Any) -> bool:
+        return (
+            isinstance(item, dict)
             and "facets" in item
+            and self.namespaces is not None
             and str(item.get("namespace", "")) not in self.namespaces
-        ]
-        if not foreign:
-            return event
-        kept: list[Any] = list(inputs)
-        for i in foreign:
-            kept[i] = {k: v for k, v in inputs[i].items() if k != "facets"}
-        return {**event, "inputs": kept}
+        )
+
+    def _lineage_screened(self, item: Any, known: Collection[FieldRef]) -> Any:
+        """``item`` (a dataset) with its columnLineage inputs naming an unknown foreign field
+        dropped (outputs left without inputs go too); the same object when none is."""
+        facets = item.get("facets") if isinstance(item, Mapping) else None
+        facet = facets.get("columnLineage") if isinstance(facets, Mapping) else None
+        if not isinstance(facet, Mapping) or not isinstance(facets, Mapping):
+            return item
+        assert self.namespaces is not None
+        mine = self.namespaces
+
+        def keep(field: Any) -> bool:
+            ref = _field_ref(field)
+            return ref is None or ref[0] in mine or ref in known
+
+        changed = dict(facet)
+        if isinstance(facet.get("dataset"), list):
+            changed["dataset"] = [f for f in facet["dataset"] if keep(f)]
+        outputs = facet.get("fields")
+        if isinstance(outputs, Mapping):
+            kept_outputs: dict[str, Any] = {}
+            for name, output in outputs.items():
+                given = output.get("inputFields") if isinstance(output, Mapping) else None
+                if not isinstance(given, list):
+                    kept_outputs[name] = output
+                    continue
+                inputs = [f for f in given if keep(f)]
+                if inputs or not given:
+                    kept_outputs[name] = (
+                        output
+                        if len(inputs) == len(given)
+                        else {
+                            **output,
+                            "inputFields": inputs,
+                        }
+                    )
+            changed["fields"] = kept_outputs
+        if changed.get("dataset") == facet.get("dataset") and changed.get("fields") == outputs:
+            return item
+        return {**item, "facets": {**facets, "columnLineage": changed}}
+
+
+FieldRef = tuple[str, str, str]  # (namespace, dataset name, field)
+
+
+def _field_ref(field: Any) -> FieldRef | None:
+    if not isinstance(field, Mapping):
+        return None
+    return (
+        str(field.get("namespace", "")),
+        str(field.get("name", "")),
+        str(field.get("field", "")),
+    )
+
+
+def _lineage_refs(item: Any) -> list[FieldRef]:
+    """The input fields a dataset's columnLineage facet names."""
+    facets = item.get("facets") if isinstance(item, Mapping) else None
+    facet = facets.get("columnLineage") if isinstance(facets, Mapping) else None
+    if not isinstance(facet, Mapping):
+        return []
+    named: list[Any] = (
+        list(facet.get("dataset") or []) if isinstance(facet.get("dataset"), list) else []
+    )
+    outputs = facet.get("fields")
+    for output in outputs.values() if isinstance(outputs, Mapping) else []:
+        given = output.get("inputFields") if isinstance(output, Mapping) else None
+        named += given if isinstance(given, list) else []
+    return [ref for f in named if (ref := _field_ref(f)) is not None]
+
+
+def _with_facets(
+    event: Mapping[str, Any],
+) -> list[tuple[str, list[Any], Callable[[list[Any]], Any]]]:
+    """(key, the datasets under it, how to put them back) for ``dataset``, ``inputs``, ``outputs``."""
+    found: list[tuple[str, list[Any], Callable[[list[Any]], Any]]] = []
+    for key in ("dataset", "inputs", "outputs"):
+        value = event.get(key)
+        if isinstance(value, Mapping):
+            found.append((key, [value], lambda items: items[0]))
+        elif isinstance(value, list):
+            found.append((key, value, lambda items: items))
+    return found
 
 
 ANONYMOUS_ADMIN = Principal(name=None, scope="admin")

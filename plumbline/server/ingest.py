@@ -15,6 +15,7 @@ import dataclasses
 import functools
 import logging
 import time
+from collections.abc import Mapping
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
@@ -42,6 +43,7 @@ from plumbline.server import forwarding, metrics
 from plumbline.server.auth import Principal, require
 from plumbline.server.catalog import enrich_event
 from plumbline.server.errors import APIError, ErrorBody, ErrorItem, FieldError
+from plumbline.server.fresh_reads import READ_WAIT_SECONDS, wait_until_normalized
 from plumbline.server.ingest_budget import (
     DECOMPRESS_COST,
     PARSE_COST,
@@ -52,6 +54,7 @@ from plumbline.server.ingest_budget import (
     Reservation,
 )
 from plumbline.server.settings import ServerSettings
+from plumbline.store.read.screen import existing_fields
 from plumbline.store.write import writer_for
 
 logger = logging.getLogger(__name__)
@@ -280,7 +283,7 @@ class _Ingestion:
                 field, reason = refusal
                 self.errors.append(FieldError(reason, field, index if is_batch else None))
                 continue
-            screened = self.principal.screened(parsed.raw)
+            screened = self.principal.screened(parsed.raw, self._known(parsed.raw))
             if screened is not parsed.raw:  # foreign inputs' facets dropped: store and forward that
                 parsed = dataclasses.replace(parse_event(dict(screened)), digest=parsed.digest)
                 data = parsed.canonical
@@ -293,6 +296,17 @@ class _Ingestion:
             if self.settings.catalogs and self.settings.store:
                 parsed = _enriched(self.settings, parsed)
             self.accepted.append(parsed)
+
+    def _known(self, raw: Mapping[str, Any]) -> set[tuple[str, str, str]]:
+        """The foreign fields ``raw``'s column lineage names that exist (a limited token may
+        draw an edge from them, not create one), once the events accepted before are in the
+        lineage tables (as a read waits for them, :mod:`plumbline.server.fresh_reads`)."""
+        refs = self.principal.foreign_input_fields(raw)
+        if not refs:
+            return set()
+        wait_until_normalized(self.engine, writer_for(self.engine), READ_WAIT_SECONDS)
+        with self.engine.connect() as connection:
+            return existing_fields(connection, refs)
 
     def store(self, normalized: Handover) -> None:
         """Store the events taken since the last call, in one transaction, and let them go;

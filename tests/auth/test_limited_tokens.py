@@ -89,8 +89,43 @@ def tokens(server: Any, db_url: str) -> dict[str, str]:
     return made
 
 
-def _foreign_world(client: httpx.Client, root: dict[str, str]) -> dict[str, str]:
-    """zzb_ns's job reads zzb_lake's zzb_in and writes zzb_out (retyped once: an alert)."""
+SOURCE = "https://openlineage.io/spec/facets/1-0-1/DatasourceDatasetFacet.json"
+
+
+def _alerts(client: httpx.Client, root: dict[str, str], wanted: int) -> list[Any]:
+    deadline = time.monotonic() + 30
+    alerts: list[Any] = []
+    while time.monotonic() < deadline:
+        alerts = client.get("/api/v1/alerts", headers=root).json()["alerts"]
+        if len(alerts) >= wanted and all(a["blastRadius"] is not None for a in alerts):
+            break
+        time.sleep(0.2)
+    return alerts
+
+
+def _latest_version(client: httpx.Client, path: str, root: dict[str, str]) -> str:
+    return str(client.get(f"{path}/versions", headers=root).json()["versions"][0]["version"])
+
+
+def _foreign_world(client: httpx.Client, tokens: dict[str, str]) -> dict[str, Any]:
+    """zzb_ns's job reads zzb_lake's zzb_in and writes zzb_out (retyped once: an alert). And where
+    the tenants meet (nothing the limited token may read is named zzb*):
+
+    - zzb_ns's zzb_payroll writes payroll_db's salaries, with a zzb source, field and description;
+      team_a's spy (sent with the limited writer token) names salaries as its input;
+    - zzb_ns's zzb_reader reads lake_a's orders (team_a's etl writes it; retyped once: team_a's
+      alert, whose blast radius reaches zzb_reader and zzb_down);
+    - orders' columnLineage facet names zzb_lake's zzb_hidden, which no team_a job reads.
+
+    Returns the foreign ids (``foreign``) and two sets of the limited token's own (``salaries``,
+    ``orders``) to call every route with."""
+    root, writer = bearer(tokens["root"]), bearer(tokens["write"])
+
+    def post(body: Any, headers: dict[str, str]) -> None:
+        response = client.post("/api/v1/lineage", json=body, headers=headers)
+        assert response.status_code == 201, response.text
+        assert response.json().get("rejected", []) == [], response.text
+
     lineage = {
         "columnLineage": {
             "_producer": PRODUCER,
@@ -109,23 +144,103 @@ def _foreign_world(client: httpx.Client, root: dict[str, str]) -> dict[str, str]
         runs.append(run)
         sink = dataset("zzb_lake", "zzb_out", {"zzb_col": column_type}, **lineage)
         for kind in ("START", "COMPLETE"):
-            body = event("zzb_ns", "zzb_job", [source], [sink], kind, run)
-            assert client.post("/api/v1/lineage", json=body, headers=root).status_code == 201
-    mine = event("team_a", "etl", [dataset("lake_a", "orders", {"id": "int"})], [])
-    assert client.post("/api/v1/lineage", json=mine, headers=root).status_code == 201
-    deadline = time.monotonic() + 30
-    alerts: list[Any] = []
-    while not alerts and time.monotonic() < deadline:
-        alerts = client.get("/api/v1/alerts", headers=root).json()["alerts"]
-        time.sleep(0.2)
-    assert alerts, "the retyped zzb_out raised no alert"
-    out = client.get("/api/v1/namespaces/zzb_lake/datasets/zzb_out/versions", headers=root).json()
-    job = client.get("/api/v1/namespaces/zzb_ns/jobs/zzb_job/versions", headers=root).json()
+            post(event("zzb_ns", "zzb_job", [source], [sink], kind, run), root)
+    hidden = dataset("zzb_lake", "zzb_hidden", {"zzb_col": "int"})
+    post(event("zzb_ns", "zzb_hider", [], [hidden]), root)
+    salaries = dataset(
+        "payroll_db",
+        "salaries",
+        {"zzb_salary": "decimal"},
+        **documented("zzb secret"),
+        dataSource={
+            "_producer": PRODUCER,
+            "_schemaURL": SOURCE,
+            "name": "zzb_source",
+            "uri": "postgres://db.example:5432/zzb_payroll",
+        },
+    )
+    post(event("zzb_ns", "zzb_payroll", [], [salaries]), root)
+    spy = str(uuid.uuid4())
+    post(
+        event("team_a", "spy", [dataset("payroll_db", "salaries", {"x": "int"})], [], run_id=spy),
+        writer,
+    )
+    post(
+        event(
+            "zzb_ns",
+            "zzb_reader",
+            [{"namespace": "lake_a", "name": "orders"}],
+            [dataset("zzb_lake", "zzb_down", {"zzb_col": "int"})],
+        ),
+        root,
+    )
+    from_hidden = {
+        "columnLineage": {
+            "_producer": PRODUCER,
+            "_schemaURL": COLUMNS,
+            "fields": {
+                "id": {
+                    "inputFields": [
+                        {"namespace": "zzb_lake", "name": "zzb_hidden", "field": "zzb_col"}
+                    ]
+                }
+            },
+        }
+    }
+    etl = []
+    for column_type in ("int", "string"):
+        run = str(uuid.uuid4())
+        etl.append(run)
+        orders = dataset("lake_a", "orders", {"id": column_type}, **from_hidden)
+        for kind in ("START", "COMPLETE"):
+            post(event("team_a", "etl", [], [orders], kind, run), writer)
+    alerts = _alerts(client, root, 2)
+    mine = [a for a in alerts if a["namespace"] == "lake_a"]
+    theirs = [a for a in alerts if a["namespace"] == "zzb_lake"]
+    assert mine and theirs, alerts
+    reached = {n["id"] for n in mine[0]["blastRadius"]["nodes"]}
+    assert {"job:zzb_ns:zzb_reader", "dataset:zzb_lake:zzb_down"} <= reached, reached
+
+    def versions(namespace: str, name: str, job: str) -> dict[str, str]:
+        return {
+            "version": _latest_version(
+                client, f"/api/v1/namespaces/{namespace}/datasets/{quote(name, safe='')}", root
+            ),
+            "job_version": _latest_version(client, f"/api/v1/namespaces/team_a/jobs/{job}", root)
+            if namespace != "zzb_lake"
+            else _latest_version(client, "/api/v1/namespaces/zzb_ns/jobs/zzb_job", root),
+        }
+
     return {
-        "run": runs[-1],
-        "alert": str(alerts[0]["id"]),
-        "version": out["versions"][0]["version"],
-        "job_version": job["versions"][0]["version"],
+        "foreign": {
+            "run": runs[-1],
+            "alert": str(theirs[0]["id"]),
+            **versions("zzb_lake", "zzb_out", "zzb_job"),
+        },
+        "salaries": {
+            "run": spy,
+            "alert": str(mine[0]["id"]),
+            "dataset_namespace": "payroll_db",
+            "job_namespace": "team_a",
+            "dataset": "salaries",
+            "job": "spy",
+            "source": "payroll_db",
+            "node": "dataset:payroll_db:salaries",
+            "q": "s",
+            **versions("payroll_db", "salaries", "spy"),
+        },
+        "orders": {
+            "run": etl[-1],
+            "alert": str(mine[0]["id"]),
+            "dataset_namespace": "lake_a",
+            "job_namespace": "team_a",
+            "dataset": "orders",
+            "job": "etl",
+            "source": "lake_a",
+            "node": "dataset:lake_a:orders",
+            "q": "o",
+            **versions("lake_a", "orders", "etl"),
+        },
     }
 
 
@@ -223,23 +338,53 @@ def test_global_things_need_an_unlimited_token(server: Any, tokens: dict[str, st
         assert client.post(job_tag, headers=writer).status_code == 200
 
 
-# the foreign value of each parameter a route may take (path or query)
-def _values(world: dict[str, str], template: str) -> dict[str, str]:
-    node = "dataset:zzb_lake:zzb_out"
+# routes that answer the limited token's own ids (checked: they do, and show nothing of zzb's)
+OWN_READS = {
+    "/api/v1/alerts",
+    "/api/v1/sources",
+    "/api/v1/lineage",
+    "/api/v1/column-lineage",
+    "/api/v1/namespaces/{namespace}/datasets",
+    "/api/v1/namespaces/{namespace}/datasets/{dataset}",
+    "/api/v1/namespaces/{namespace}/datasets/{dataset}/versions",
+    "/api/v1/namespaces/{namespace}/datasets/{dataset}/versions/{version}",
+    "/api/v1/namespaces/{namespace}/jobs/{job}",
+    "/api/v1/jobs/runs/{id}",
+    "/api/v1/impact",
+}
+
+
+# the value of each parameter a route may take (path or query), for one set of ids
+def _values(ids: dict[str, str], template: str) -> dict[str, str]:
+    if "dataset" not in ids:  # the foreign set
+        ids = {
+            **ids,
+            "dataset_namespace": "zzb_lake",
+            "job_namespace": "zzb_ns",
+            "dataset": "zzb_out",
+            "job": "zzb_job",
+            "source": "zzb_lake",
+            "node": "dataset:zzb_lake:zzb_out",
+            "q": FOREIGN,
+        }
+    by_dataset = "{dataset}" in template or "/events/" in template
     return {
-        "namespace": "zzb_lake" if "{dataset}" in template or "/events/" in template else "zzb_ns",
-        "dataset": "zzb_out",
-        "job": "zzb_job",
+        "namespace": ids["dataset_namespace"] if by_dataset else ids["job_namespace"],
+        "dataset": ids["dataset"],
+        "job": ids["job"],
         "field": "zzb_col",
         "tag": "PII",
-        "version": world["job_version"] if "/jobs/" in template else world["version"],
-        "id": world["alert"] if "/alerts/" in template else world["run"],
-        "source": "zzb_lake",
+        "version": ids["job_version"] if "/jobs/" in template else ids["version"],
+        "id": ids["alert"] if "/alerts/" in template else ids["run"],
+        "source": ids["source"],
         "catalog": "lake",
-        "table": "zzb_out",
-        "nodeId": "job:zzb_ns:zzb_job" if template.endswith("/diff") else node,
-        "runId": world["run"],
-        "q": FOREIGN,
+        "table": ids["dataset"],
+        "nodeId": f"job:{ids['job_namespace']}:{ids['job']}"
+        if template.endswith("/diff")
+        else ids["node"],
+        "runId": ids["run"],
+        "idPrefix": ids["run"][:8],
+        "q": ids["q"],
         "since": "2000-01-01T00:00:00Z",
         "period": "DAY",
     }
@@ -250,15 +395,16 @@ def _call(
     method: str,
     template: str,
     operation: dict[str, Any],
-    world: dict[str, str],
+    ids: dict[str, str],
     token: str,
 ) -> httpx.Response:
-    values = _values(world, template)
+    values = _values(ids, template)
     path = re.sub(r"\{(\w+)\}", lambda m: quote(values[m.group(1)], safe=""), template)
     query = {
         p["name"]: values[p["name"]]
         for p in operation.get("parameters", [])
-        if p["in"] == "query" and p["name"] in ("nodeId", "runId", "q", "since", "period")
+        if p["in"] == "query"
+        and p["name"] in ("nodeId", "runId", "idPrefix", "q", "since", "period")
     }
     if "nodeId" in query:
         query.pop("runId", None)  # the routes taking both take one at a time
@@ -274,7 +420,7 @@ def test_no_route_shows_a_limited_token_another_namespace(
     server: Any, tokens: dict[str, str]
 ) -> None:
     with httpx.Client(base_url=server.url, timeout=30) as client:
-        world = _foreign_world(client, bearer(tokens["root"]))
+        world = _foreign_world(client, tokens)
         spec = client.get("/openapi.json").json()
         operations = sorted(
             (method.upper(), template, operation)
@@ -284,17 +430,32 @@ def test_no_route_shows_a_limited_token_another_namespace(
         )
         assert len(operations) >= 50
         deletes_last = sorted(operations, key=lambda o: o[0] == "DELETE")
-        seen_by_root = 0
+        seen_by_root = own_answers = 0
         failures = []
         for method, template, operation in deletes_last:
             if method == "GET":  # the control: an unlimited token sees the foreign thing
-                answer = _call(client, method, template, operation, world, tokens["root"])
+                answer = _call(
+                    client, method, template, operation, world["foreign"], tokens["root"]
+                )
                 seen_by_root += answer.status_code == 200 and FOREIGN in answer.text
                 if answer.status_code >= 400 and "/catalogs/" not in template:  # none configured
                     failures.append(f"GET {template} as root: {answer.status_code} {answer.text}")
-            for scope in ("read", "write", "admin"):
-                answer = _call(client, method, template, operation, world, tokens[scope])
+            for scope, ids in (
+                (scope, ids)
+                for scope in ("read", "write", "admin")
+                for ids in ("foreign", "salaries", "orders")
+            ):
+                answer = _call(client, method, template, operation, world[ids], tokens[scope])
                 status = answer.status_code
+                if ids != "foreign":  # its own things: read what it may, nothing of zzb's
+                    own_answers += method == "GET" and status == 200
+                    if method == "GET" and not (status < 300 and FOREIGN not in answer.text):
+                        if status not in (403, 404) or template in OWN_READS:
+                            failures.append(
+                                f"GET {template} ({ids}) as limited {scope}: "
+                                f"{status} {answer.text[:300]}"
+                            )
+                    continue
                 allowed = status in (403, 404) or (status < 300 and FOREIGN not in answer.text)
                 if method != "GET" and template != "/api/v1/health":
                     allowed = status in (403, 404)  # nothing foreign is changed
@@ -304,5 +465,68 @@ def test_no_route_shows_a_limited_token_another_namespace(
                     )
         assert failures == [], "\n".join(failures)
         assert seen_by_root >= 25
+        assert own_answers >= 3 * 2 * 25
         still = client.get("/api/v1/namespaces/zzb_ns/jobs/zzb_job", headers=bearer(tokens["root"]))
         assert still.status_code == 200
+
+
+def test_a_limited_writer_draws_edges_from_foreign_fields_but_creates_none(
+    server: Any, tokens: dict[str, str]
+) -> None:
+    root, writer = bearer(tokens["root"]), bearer(tokens["write"])
+
+    def lineage(*fields: str) -> dict[str, Any]:
+        named = [{"namespace": "zzb_lake", "name": "zzb_in", "field": f} for f in fields]
+        return {
+            "columnLineage": {
+                "_producer": PRODUCER,
+                "_schemaURL": COLUMNS,
+                "fields": {"id": {"inputFields": named}, "ghost": {"inputFields": named[1:]}},
+                "dataset": named[1:],
+            }
+        }
+
+    with httpx.Client(base_url=server.url + "/api/v1", timeout=30) as client:
+        theirs = dataset("zzb_lake", "zzb_in", {"zzb_col": "int"})
+        assert (
+            client.post(
+                "/lineage", json=event("zzb_ns", "zzb_job", [], [theirs]), headers=root
+            ).status_code
+            == 201
+        )
+        derived = dataset("lake_a", "derived", {"id": "int"}, **lineage("zzb_col", "zzb_ghost"))
+        mine = event("team_a", "load", [{"namespace": "zzb_lake", "name": "zzb_in"}], [derived])
+        response = client.post("/lineage", json=mine, headers=writer)
+        assert response.status_code == 201, response.text
+
+        def graph(node: str) -> list[str]:
+            answer = client.get(
+                "/column-lineage", params={"nodeId": node, "withDownstream": "true"}, headers=root
+            )
+            assert answer.status_code == 200, answer.text
+            return sorted(n["id"] for n in answer.json()["graph"])
+
+        # the edge from the field zzb_in has is drawn; no field zzb_ghost is made in zzb_in
+        assert graph("dataset:zzb_lake:zzb_in") == [
+            "datasetField:lake_a:derived:id",
+            "datasetField:zzb_lake:zzb_in:zzb_col",
+        ]
+        assert (
+            client.get(
+                "/column-lineage",
+                params={"nodeId": "datasetField:zzb_lake:zzb_in:zzb_ghost"},
+                headers=root,
+            ).status_code
+            == 404
+        )
+        stored = client.get("/namespaces/zzb_lake/datasets/zzb_in", headers=root).json()
+        assert [f["name"] for f in stored["fields"]] == ["zzb_col"]
+        # an unlimited token's event still names what it likes
+        root_event = event(
+            "team_a",
+            "load2",
+            [],
+            [dataset("lake_a", "d2", {"id": "int"}, **lineage("zzb_col", "zzb_new"))],
+        )
+        assert client.post("/lineage", json=root_event, headers=root).status_code == 201
+        assert "datasetField:zzb_lake:zzb_in:zzb_new" in graph("dataset:zzb_lake:zzb_in")

@@ -110,4 +110,4 @@ def ack_alert(
         if not visible:  # a hidden one is not found either: its existence is not told
             raise APIError(404, f"alert {alert_id} not found")
         alert_writes.acknowledge(conn, alert_id, principal.name, datetime.now(UTC))
-        return {"alerts": alerts.alerts_by_id(conn, [alert_id])}
+        return {"alerts": alerts.alerts_by_id(conn, [alert_id], principal.namespaces)}

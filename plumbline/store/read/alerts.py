@@ -11,6 +11,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from plumbline.store.read.common import iso, json_obj
+from plumbline.store.read.screen import visible_node_ids
 from plumbline.store.read.visibility import VisibleTo
 from plumbline.store.schema import alerts
 
@@ -57,15 +58,47 @@ def list_alerts(
         ack = alerts.c.acknowledged_at
         statement = statement.where(ack.is_not(None) if acknowledged else ack.is_(None))
     rows = conn.execute(statement.limit(max(0, min(limit, MAX_LIMIT))))
-    return [_document(row) for row in rows]
+    docs = [_document(row) for row in rows]
+    if visible_to is not None:
+        _screen_blast_radius(conn, docs, visible_to)
+    return docs
 
 
-def alerts_by_id(conn: Connection, ids: Sequence[int]) -> list[dict[str, Any]]:
+def _screen_blast_radius(
+    conn: Connection, docs: list[dict[str, Any]], visible_to: frozenset[str]
+) -> None:
+    """Keep, in each alert's blast radius, the nodes the caller may see (as ``/impact`` does),
+    counted again; ``truncated`` when the radius reached more than it lists (the others are not
+    known to be visible, so they are not counted)."""
+    radii = [doc["blastRadius"] for doc in docs if isinstance(doc["blastRadius"], dict)]
+    listed = {str(n.get("id")) for r in radii for n in r.get("nodes") or [] if isinstance(n, dict)}
+    seen = visible_node_ids(conn, listed, visible_to)
+    kinds = {"datasets": "DATASET", "jobs": "JOB", "fields": "DATASET_FIELD"}
+    for doc in docs:
+        radius = doc["blastRadius"]
+        if not isinstance(radius, dict):
+            continue
+        nodes = [n for n in radius.get("nodes") or [] if isinstance(n, dict)]
+        complete = len(nodes) == sum(int(radius.get(k) or 0) for k in kinds)
+        kept = [n for n in nodes if str(n.get("id")) in seen]
+        screened = {**radius, "nodes": kept}
+        for key, kind in kinds.items():
+            screened[key] = sum(1 for n in kept if n.get("type") == kind)
+        screened["truncated"] = bool(radius.get("truncated")) or not complete
+        doc["blastRadius"] = screened
+
+
+def alerts_by_id(
+    conn: Connection, ids: Sequence[int], visible_to: VisibleTo = None
+) -> list[dict[str, Any]]:
     """These alerts (those that exist), by id."""
     if not ids:
         return []
     rows = conn.execute(sa.select(alerts).where(alerts.c.id.in_(sorted(ids))).order_by(alerts.c.id))
-    return [_document(row) for row in rows]
+    docs = [_document(row) for row in rows]
+    if visible_to is not None:
+        _screen_blast_radius(conn, docs, visible_to)
+    return docs
 
 
 def without_blast_radius(conn: Connection, limit: int = 100) -> list[int]:

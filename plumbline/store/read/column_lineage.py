@@ -20,6 +20,7 @@ from plumbline.store.read.errors import InvalidArgumentError, NotFoundError
 from plumbline.store.read.idlist import in_ids
 from plumbline.store.read.nodeids import field_node, resolve_node_id
 from plumbline.store.read.records import ColumnLineageGraph, ColumnLineageNode
+from plumbline.store.read.screen import readable_among
 from plumbline.store.read.transformations import field_summary
 from plumbline.store.read.visibility import VisibleTo
 from plumbline.store.read.walks import direct_field_edges, field_walk, whole_dataset_field_edges
@@ -73,7 +74,29 @@ def get_column_lineage(
             depths[field] = min(d, depths.get(field, d))
     ordered = sorted(depths, key=lambda field: (depths[field], field))
     truncated = any(w.truncated for w in walks) or len(ordered) > cap
-    return {"graph": _graph(conn, set(ordered[:cap])), "truncated": truncated}
+    kept = set(ordered[:cap])
+    if visible_to is not None:
+        kept = _readable_fields(conn, kept, visible_to)
+    return {"graph": _graph(conn, kept), "truncated": truncated}
+
+
+_FIELD_DATASETS = sa.select(s.dataset_fields.c.id, s.dataset_fields.c.dataset_id).where(
+    in_ids(s.dataset_fields.c.id)
+)
+
+
+def _readable_fields(conn: Connection, ids: set[int], visible_to: VisibleTo) -> set[int]:
+    """Those of the fields ``ids`` of a dataset the caller may read, and those of another dataset
+    it sees that feed one of them (the caller's own lineage names them)."""
+    dataset_of = dict(conn.execute(_FIELD_DATASETS, {"ids": sorted(ids)}).all())
+    readable = readable_among(conn, sorted(set(dataset_of.values())), visible_to)
+    kept = {field for field, dataset in dataset_of.items() if dataset in readable}
+    feeding = {
+        source
+        for _, source, *_ in conn.execute(_edges_into(), {"ids": sorted(kept)}).all()
+        if source in ids
+    }
+    return kept | feeding
 
 
 _FIELDS = (

@@ -31,6 +31,7 @@ from plumbline.store.read.records import (
     DatasetVersionPage,
 )
 from plumbline.store.read.runs import runs_by_uuid
+from plumbline.store.read.screen import blank, readable_among, screen_facets
 from plumbline.store.read.visibility import VisibleTo, visible_datasets
 
 _FIELD_TAGS = (
@@ -97,16 +98,21 @@ def _datasets_query(full: bool) -> sa.Select[Any]:
 
 @overload
 def datasets_by_pk(
-    conn: Connection, ids: Sequence[int], *, full: Literal[True] = True
+    conn: Connection,
+    ids: Sequence[int],
+    *,
+    full: Literal[True] = True,
+    visible_to: VisibleTo = None,
 ) -> dict[int, Dataset]: ...
 @overload
 def datasets_by_pk(
-    conn: Connection, ids: Sequence[int], *, full: Literal[False]
+    conn: Connection, ids: Sequence[int], *, full: Literal[False], visible_to: VisibleTo = None
 ) -> dict[int, DatasetData]: ...
 def datasets_by_pk(
-    conn: Connection, ids: Sequence[int], *, full: bool = True
+    conn: Connection, ids: Sequence[int], *, full: bool = True, visible_to: VisibleTo = None
 ) -> dict[int, Dataset] | dict[int, DatasetData]:
-    """Marquez ``Dataset`` documents (``full=False``: the lighter ``DatasetData`` of graph nodes)."""
+    """Marquez ``Dataset`` documents (``full=False``: the lighter ``DatasetData`` of graph nodes);
+    for a limited caller (``visible_to``) without the contents it may not read (:mod:`.screen`)."""
     wanted = sorted(set(ids))
     out: dict[int, Any] = {}  # Dataset or DatasetData, as ``full`` says
     for (
@@ -155,7 +161,25 @@ def datasets_by_pk(
     for pk, doc in out.items():
         doc["fields"] = fields.get(pk, [])
         doc["tags"] = tags.get(pk, [])
+    if visible_to is not None:
+        readable = readable_among(conn, wanted, visible_to)
+        for pk, doc in out.items():
+            if pk not in readable:
+                blank(doc)
+        screen_facets(conn, [doc for pk, doc in out.items() if pk in readable], visible_to)
     return out
+
+
+def _with_column_lineage(
+    conn: Connection, docs: dict[int, Dataset], visible_to: VisibleTo
+) -> dict[int, Dataset]:
+    """``docs`` with their ``columnLineage`` (not of those whose contents are left out)."""
+    lineage = column_lineage_by_dataset(conn, list(docs), visible_to)
+    readable = readable_among(conn, list(docs), visible_to)
+    for pk, doc in docs.items():
+        if pk in readable:
+            doc["columnLineage"] = lineage.get(pk)
+    return docs
 
 
 def get_dataset(
@@ -163,9 +187,8 @@ def get_dataset(
 ) -> Dataset:
     """``GET /namespaces/{namespace}/datasets/{dataset}``."""
     pk = dataset_pk(conn, namespace, name, visible_to=visible_to)
-    doc = datasets_by_pk(conn, [pk])[pk]
-    doc["columnLineage"] = column_lineage_by_dataset(conn, [pk], visible_to).get(pk)
-    return doc
+    docs = datasets_by_pk(conn, [pk], visible_to=visible_to)
+    return _with_column_lineage(conn, docs, visible_to)[pk]
 
 
 def list_datasets(
@@ -181,10 +204,7 @@ def list_datasets(
     )
     total = count(conn, base)
     ids = list(conn.execute(base.order_by(d.c.name).limit(limit).offset(offset)).scalars())
-    docs = datasets_by_pk(conn, ids)
-    lineage = column_lineage_by_dataset(conn, ids, visible_to)
-    for pk, doc in docs.items():
-        doc["columnLineage"] = lineage.get(pk)
+    docs = _with_column_lineage(conn, datasets_by_pk(conn, ids, visible_to=visible_to), visible_to)
     return {"totalCount": total, "datasets": [docs[i] for i in ids]}
 
 
@@ -193,8 +213,9 @@ def _version_docs(
 ) -> list[DatasetVersion]:
     if not rows:
         return []
-    dataset_docs = datasets_by_pk(conn, [rows[0].dataset_id])
+    dataset_docs = datasets_by_pk(conn, [rows[0].dataset_id], visible_to=visible_to)
     base = dataset_docs[rows[0].dataset_id]
+    readable = bool(readable_among(conn, [rows[0].dataset_id], visible_to))
     # a version written by a job the caller may not see keeps createdByRun null
     runs = runs_by_uuid(conn, [row.run_uuid for row in rows if row.run_uuid], visible_to)
     docs: list[DatasetVersion] = []
@@ -230,6 +251,8 @@ def _version_docs(
                 "datasetVersion": row.version,
             }
         )
+        if not readable:
+            blank(cast(dict[str, Any], docs[-1]))
     return docs
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -10,6 +11,7 @@ from sqlalchemy.engine import Connection
 from plumbline.store import schema as s
 from plumbline.store.read.common import count, utc
 from plumbline.store.read.records import EventPage
+from plumbline.store.read.screen import screen_facets
 
 
 def list_lineage_events(
@@ -41,7 +43,23 @@ def list_lineage_events(
         else (e.c.event_time.desc(), e.c.id.desc())
     )
     rows = conn.execute(base.order_by(*order).limit(limit).offset(offset)).all()
-    return {"events": [row.payload for row in rows], "totalCount": count(conn, base)}
+    payloads = [row.payload for row in rows]
+    if visible_to is not None:
+        screen_facets(conn, _datasets_of(payloads), visible_to)
+    return {"events": payloads, "totalCount": count(conn, base)}
+
+
+def _datasets_of(payloads: list[Any]) -> list[dict[str, Any]]:
+    """The dataset objects (with facets) of these events, to screen in place."""
+    found: list[dict[str, Any]] = []
+    for payload in payloads:
+        if not isinstance(payload, dict):
+            continue
+        for key in ("inputs", "outputs", "dataset"):
+            value = payload.get(key)
+            items = [value] if isinstance(value, dict) else value if isinstance(value, list) else []
+            found += [i for i in items if isinstance(i, dict) and isinstance(i.get("facets"), dict)]
+    return found
 
 
 def _in_namespaces(names: list[str]) -> sa.ColumnElement[bool]:

@@ -152,7 +152,7 @@ def get_lineage(
             break
         jobs.append(job)
         datasets |= new
-    return {"graph": _graph(conn, jobs, datasets, edges), "truncated": truncated}
+    return {"graph": _graph(conn, jobs, datasets, edges, visible_to), "truncated": truncated}
 
 
 def _graph(
@@ -160,6 +160,7 @@ def _graph(
     jobs: list[int],
     datasets: set[int],
     edges: dict[int, list[_JobEdge]],
+    visible_to: VisibleTo = None,
 ) -> list[LineageNode]:
     io: dict[int, dict[str, list[NodeRef]]] = {}
     for job in jobs:
@@ -167,7 +168,7 @@ def _graph(
         for e in edges.get(job, []):
             io[job][e.direction].append({"namespace": e.namespace, "name": e.name})
     job_docs = jobs_by_pk(conn, jobs, full=False, io=io)
-    dataset_docs = datasets_by_pk(conn, sorted(datasets), full=False)
+    dataset_docs = datasets_by_pk(conn, sorted(datasets), full=False, visible_to=visible_to)
     job_ids = {pk: job_node(doc["namespace"], doc["name"]) for pk, doc in job_docs.items()}
     ds_ids = {pk: dataset_node(doc["namespace"], doc["name"]) for pk, doc in dataset_docs.items()}
     # edges as (origin, destination) tuples (cheap to sort); one dict per edge, shared by both ends

@@ -11,7 +11,7 @@ from plumbline.store import schema as s
 from plumbline.store.read.common import count, iso, namespace_row
 from plumbline.store.read.errors import NotFoundError
 from plumbline.store.read.records import Namespace, NamespacePage, Source, SourcePage
-from plumbline.store.read.visibility import VisibleTo, visible_dataset_ids, visible_namespaces
+from plumbline.store.read.visibility import VisibleTo, readable_dataset_ids, visible_namespaces
 
 
 def _namespace_doc(row: sa.Row[Any]) -> Namespace:
@@ -56,11 +56,12 @@ def _source_doc(row: sa.Row[Any]) -> Source:
 def visible_sources(
     source_id: sa.ColumnElement[Any], visible_to: VisibleTo
 ) -> sa.ColumnElement[bool]:
-    """Sources the caller may see: those of the datasets it may see."""
+    """Sources the caller may see: those of the datasets whose contents it may read (not of a
+    dataset its jobs only read: that one's source is its owners')."""
     if visible_to is None:
         return sa.true()
     d = s.datasets.alias("vis_src_dataset")
-    used = sa.select(d.c.source_id).where(d.c.id.in_(visible_dataset_ids(visible_to)))
+    used = sa.select(d.c.source_id).where(d.c.id.in_(readable_dataset_ids(visible_to)))
     return source_id.in_(used)
 
 

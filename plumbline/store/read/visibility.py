@@ -4,6 +4,11 @@
 sees the jobs of its namespaces, their runs and events, and the datasets those jobs read or write
 (plus datasets registered in its own namespaces, e.g. by DatasetEvents it sent). Every helper returns
 ``sa.true()`` for ``None`` so unlimited callers keep the unfiltered queries.
+
+Seeing a dataset is not reading it: a dataset its jobs only read (an input the caller may have named
+itself) is a node, its name and its edges; its contents (fields, facets, description, source, tags,
+versions' schemas) are read only when it is in the caller's namespaces or its jobs write it
+(:func:`readable_dataset_ids`).
 """
 
 from __future__ import annotations
@@ -66,6 +71,22 @@ def visible_dataset_ids(visible_to: Names) -> sa.Select[Any]:
         .where(n.c.name.in_(_names(visible_to)))
     )
     return sa.union(touched, own)  # type: ignore[return-value]
+
+
+def readable_dataset_ids(visible_to: Names) -> sa.Select[Any]:
+    """The ids of the datasets whose contents the caller may read: written by its jobs or in its
+    namespaces (a dataset its jobs only read shows as a node, without contents)."""
+    e = s.job_dataset_edges.alias("read_edge")
+    d, n = s.datasets.alias("read_dataset"), s.namespaces.alias("read_ds_ns")
+    written = sa.select(e.c.dataset_id).where(
+        e.c.direction == "output", e.c.job_id.in_(visible_job_ids(visible_to))
+    )
+    own = (
+        sa.select(d.c.id)
+        .join(n, n.c.id == d.c.namespace_id)
+        .where(n.c.name.in_(_names(visible_to)))
+    )
+    return sa.union(written, own)  # type: ignore[return-value]
 
 
 def visible_datasets(
