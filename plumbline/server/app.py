@@ -28,6 +28,7 @@ from plumbline.server.ingest_budget import IngestBudget, client_share
 from plumbline.server.meta_auth import MetaAuth
 from plumbline.server.nul_guard import NulGuard
 from plumbline.server.openapi import install_openapi
+from plumbline.server.read_budget import analysis_budget
 from plumbline.server.request_guard import RequestGuard
 from plumbline.server.security_headers import SecurityHeaders
 from plumbline.server.settings import ServerSettings
@@ -68,6 +69,7 @@ def create_app(settings: ServerSettings) -> FastAPI:
         settings.ingest_memory_bytes,
         share=client_share(settings.ingest_memory_bytes, settings.max_body_bytes),
     )
+    app.state.analysis_budget = analysis_budget()
     malloc.limit_arenas()  # before the request threads start
     install_error_handlers(app)
     install_openapi(app)

@@ -88,8 +88,11 @@ class IngestBudget:
         standing: int = NORMALIZER_BYTES,
         wait_seconds: float = WAIT_SECONDS,
         share: int | None = None,
+        refusal: str = "the server is ingesting as much as its memory budget allows: retry in "
+        "{seconds} s (--ingest-memory-bytes sets the budget)",
     ) -> None:
         self.capacity = capacity
+        self.refusal = refusal  # the 503's message, with {seconds}
         self.share = share  # the most one client may hold (None: no limit but the capacity)
         self._by_client: dict[str, int] = {}
         self.standing = min(standing, capacity)
@@ -214,10 +217,7 @@ class Reservation:
         retry_after = self.budget._take(amount, wait, holding=self.held > 0, client=self.client)
         if retry_after is not None:
             raise APIError(
-                503,
-                "the server is ingesting as much as its memory budget allows: retry in "
-                f"{retry_after} s (--ingest-memory-bytes sets the budget)",
-                retry_after=retry_after,
+                503, self.budget.refusal.format(seconds=retry_after), retry_after=retry_after
             )
         self.held += amount
 

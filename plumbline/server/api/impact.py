@@ -25,6 +25,7 @@ from plumbline.server.api.routing import (
     max_graph_nodes,
     node_id_pattern,
 )
+from plumbline.server.read_budget import AnalysisMemory
 from plumbline.store import gc_paused, utc
 
 router = make_router("Analysis")
@@ -41,6 +42,7 @@ def csv_response(text: str) -> Response:
 
 @router.get(
     "/impact",
+    dependencies=[AnalysisMemory],
     response_model=Impact,
     summary="What a dataset, job or field feeds (downstream) or comes from (upstream)",
     description="Nodes by distance (edges from the start), each with one shortest path, a job's "

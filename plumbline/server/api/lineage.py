@@ -29,6 +29,7 @@ from plumbline.server.api.routing import (
     max_graph_nodes,
     node_id_pattern,
 )
+from plumbline.server.read_budget import AnalysisMemory
 from plumbline.store import gc_paused
 from plumbline.store.read import column_lineage, lineage, run_lineage
 
@@ -66,6 +67,7 @@ Depth = Annotated[int, Query(ge=0, le=100, description="How far to walk (job or 
 
 @router.get(
     "/lineage",
+    dependencies=[AnalysisMemory],
     response_model=LineageGraph,
     summary="The lineage graph around a dataset or job",
     description="The connected graph within `depth` job hops, as Marquez's: jobs sharing a "
@@ -86,6 +88,7 @@ def get_lineage(
 
 @router.get(
     "/column-lineage",
+    dependencies=[AnalysisMemory],
     response_model=ColumnLineageGraph,
     summary="The column-level lineage graph around a dataset, a field or a job's outputs",
 )
@@ -107,6 +110,7 @@ def get_column_lineage(
 
 @router.get(
     "/runlineage/upstream",
+    dependencies=[AnalysisMemory],
     response_model=UpstreamRunLineage,
     summary="The runs that produced what a run read, recursively",
 )

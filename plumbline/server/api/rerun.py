@@ -23,6 +23,7 @@ from plumbline.server.api.routing import (
     make_router,
     node_id_pattern,
 )
+from plumbline.server.read_budget import AnalysisMemory
 from plumbline.store import gc_paused, utc
 
 router = make_router("Analysis")
@@ -30,6 +31,7 @@ router = make_router("Analysis")
 
 @router.get(
     "/rerun-plan",
+    dependencies=[AnalysisMemory],
     response_model=RerunPlan,
     summary="The downstream runs to redo after a bad dataset version, in order",
     description="Give `nodeId=dataset:NS:NAME` with `version` or `since`, `nodeId=job:NS:NAME` "

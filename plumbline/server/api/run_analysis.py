@@ -31,6 +31,7 @@ from plumbline.server.api.routing import (
 )
 from plumbline.server.api.run_analysis_models import RootCause, RunDiff, VersionLineage
 from plumbline.server.auth import Principal
+from plumbline.server.read_budget import AnalysisMemory
 from plumbline.store import gc_paused
 
 router = make_router("Analysis")
@@ -44,6 +45,7 @@ Cap = Annotated[int, Depends(max_graph_nodes)]
 
 @router.get(
     "/jobs/runs/{id}/diff",
+    dependencies=[AnalysisMemory],
     response_model=RunDiff,
     summary="What changed between a run and the job's last COMPLETE run before it",
     description="Inputs added and removed; each input's and output's version, schema changes and "
@@ -65,6 +67,7 @@ def get_run_diff(
 
 @router.get(
     "/diff",
+    dependencies=[AnalysisMemory],
     response_model=RunDiff,
     summary="The diff of a job's latest run against its last COMPLETE run before it",
 )
@@ -80,6 +83,7 @@ def get_job_diff(
 
 @router.get(
     "/jobs/runs/{id}/root-cause",
+    dependencies=[AnalysisMemory],
     response_model=RootCause,
     summary="The upstream runs that produced the versions a run read, with their states and changes",
     description="The walk of `/runlineage/upstream` (run -> the exact versions it read -> the runs "
@@ -99,6 +103,7 @@ def get_root_cause(
 
 @router.get(
     "/root-cause",
+    dependencies=[AnalysisMemory],
     response_model=RootCause,
     summary="Root cause of a job's last failed run, or of the run that wrote a dataset's version",
 )
@@ -131,6 +136,7 @@ def _root_cause(
 
 @router.get(
     "/namespaces/{namespace}/datasets/{dataset}/versions/{version}/lineage",
+    dependencies=[AnalysisMemory],
     response_model=VersionLineage,
     summary="The exact versions a version was made from (upstream) or that were made from it",
 )
