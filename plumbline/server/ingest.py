@@ -54,7 +54,7 @@ from plumbline.server.ingest_budget import (
     Reservation,
 )
 from plumbline.server.settings import ServerSettings
-from plumbline.store.read.screen import existing_fields
+from plumbline.store import existing_fields
 from plumbline.store.write import writer_for
 
 logger = logging.getLogger(__name__)

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
         job_node,
         resolve_node_id,
     )
+    from plumbline.store.read.screen import existing_fields
     from plumbline.store.read.visibility import VisibleTo
     from plumbline.store.read.walks import field_walk, job_walk, upstream_run_walk
     from plumbline.store.revision import at_newest_schema
@@ -84,6 +85,7 @@ _EXPORTS = {
     "job_node": "plumbline.store.read.nodeids",
     "NodeId": "plumbline.store.read.nodeids",
     "resolve_node_id": "plumbline.store.read.nodeids",
+    "existing_fields": "plumbline.store.read.screen",
     "VisibleTo": "plumbline.store.read.visibility",
     "field_walk": "plumbline.store.read.walks",
     "job_walk": "plumbline.store.read.walks",
@@ -102,6 +104,7 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "existing_fields",
     "at_newest_schema",
     "check_not_newer",
     "check_store_url",
