@@ -33,6 +33,8 @@ PAIRS: list[tuple[type, type[BaseModel]]] = [
     (records.Run, models.Run),
     (records.RunFacets, models.RunFacets),
     (records.RunPage, models.RunList),
+    (records.RunMatch, models.RunMatch),
+    (records.RunMatches, models.RunMatchList),
     (records.DatasetVersion, models.DatasetVersion),
     (records.DatasetVersionPage, models.DatasetVersionList),
     (records.JobFields, models.JobFields),

@@ -143,7 +143,11 @@ def test_run_document_and_facets(engine: sa.Engine, store: dict[str, str]) -> No
         first = runs.get_run(conn, store["first"])
     # raw was never written by a run: listed without a version
     assert first["inputDatasetVersions"] == [
-        {"datasetVersionId": {"namespace": "shop", "name": "raw", "version": None}, "facets": {}}
+        {
+            "datasetVersionId": {"namespace": "shop", "name": "raw", "version": None},
+            "facets": {},
+            "datasetVersion": None,
+        }
     ]
     assert run_facets == {
         "runId": store["report"],

@@ -163,3 +163,13 @@ def test_versions_are_shown_by_one_id(page: Any, diamond: UiServer) -> None:
     assert len(known) == 2 and len(set(known)) == 2, known
     assert all(len(text) == 8 for text in known), known
     assert page.page_errors == []
+
+
+def test_a_runs_outputs_show_the_version_as_the_dataset_page_does(
+    page: Any, diamond: UiServer
+) -> None:
+    # issue 27: the run page showed a version's UUID; it shows the dataset version, as elsewhere
+    page.goto(f"{diamond.url}/runs/{GOOD}")
+    page.wait_for_selector("#outputs-table .version-shown")
+    assert page.locator("#outputs-table .version-shown").all_inner_texts() == [GOOD[-8:]]
+    assert page.page_errors == []

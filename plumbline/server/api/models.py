@@ -83,6 +83,10 @@ class IoDatasetVersionId(Model):
 class IoDatasetVersion(Model):
     datasetVersionId: IoDatasetVersionId
     facets: dict[str, Any]
+    datasetVersion: str | None = Field(
+        description="plumbline addition: the version as shown (the `version` facet's, else the "
+        "writing run's id); null with the version"
+    )
 
 
 class Run(Model):

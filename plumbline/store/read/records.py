@@ -138,6 +138,7 @@ class DatasetPage(TypedDict):
 class IoDatasetVersion(TypedDict):
     datasetVersionId: VersionRef
     facets: dict[str, Any]
+    datasetVersion: str | None  # plumbline addition: the version as shown (facet's, else writer's)
 
 
 class Run(TypedDict):

@@ -135,6 +135,7 @@ _RUN_IO = (
         s.namespaces.c.name.label("namespace_name"),
         s.datasets.c.name.label("dataset_name"),
         s.dataset_versions.c.uuid.label("version_uuid"),
+        s.dataset_versions.c.version.label("dataset_version"),
     )
     .join(s.datasets, s.datasets.c.id == s.run_io.c.dataset_id)
     .join(s.namespaces, s.namespaces.c.id == s.datasets.c.namespace_id)
@@ -147,13 +148,14 @@ _RUN_IO = (
 def _attach_io(conn: Connection, runs: dict[int, Run]) -> None:
     if not runs:
         return
-    for run_pk, direction, facets, namespace, dataset, version in conn.execute(
+    for run_pk, direction, facets, namespace, dataset, version, shown in conn.execute(
         _RUN_IO, {"ids": sorted(runs)}
     ).all():
         # a dataset read before any run wrote it has no version yet: still listed, version null
         entry: IoDatasetVersion = {
             "datasetVersionId": {"namespace": namespace, "name": dataset, "version": version},
             "facets": json_obj(facets),
+            "datasetVersion": shown,
         }
         run = runs[run_pk]
         listed = run["inputDatasetVersions" if direction == "input" else "outputDatasetVersions"]

@@ -1,7 +1,7 @@
 // Run page: state and timing, error and stack trace, parent run, per-dataset statistics, facets.
 import { api, links } from '../api.js';
 import { badge, errorState, facetList, h, mount, section, spinner, table } from '../dom.js';
-import { fmtBytes, fmtDuration, fmtNumber, fmtTime, shortId, runDuration } from '../format.js';
+import { fmtBytes, fmtDuration, fmtNumber, fmtTime, shortId, shownVersion, runDuration } from '../format.js';
 import { header, kv, loadInto, runState, versionId } from './common.js';
 import { suspects } from './run_diff.js';
 
@@ -75,7 +75,7 @@ function ioTable(list, statsKey, tableId) {
     const st = (dv.facets && (dv.facets[statsKey] || dv.facets.outputStatistics || dv.facets.inputStatistics)) || {};
     return h('tr', null,
       h('td', null, h('a', { href: links.dataset(id.namespace, id.name), 'data-link': '' }, id.name), h('div', { class: 'muted small' }, id.namespace)),
-      h('td', { class: 'mono muted', title: id.version || '' }, shortId(id.version)),
+      h('td', { class: 'mono muted version-shown', title: dv.datasetVersion || id.version || '' }, shownVersion({ datasetVersion: dv.datasetVersion, version: id.version })),
       h('td', { class: 'num' }, fmtNumber(st.rowCount)),
       h('td', { class: 'num' }, fmtBytes(st.size)),
       h('td', { class: 'num' }, st.fileCount === undefined ? '—' : fmtNumber(st.fileCount)));
