@@ -322,3 +322,23 @@ def test_rerun_plan_cli(world: dict[str, Any]) -> None:
     assert no_time.exit_code == 2 and no_time.output.strip().splitlines()[-1].startswith("Error: ")
     unknown = _cli(world, "--run", "nope", command="rerun-plan")
     assert unknown.exit_code == 2 and "'nope'" in unknown.output
+
+
+def test_since_takes_a_date_or_a_span_in_impact_and_rerun_plan(world: dict[str, Any]) -> None:
+    # issue 27: `--since 2024-01-01` and `--since 7d` were 400 "expected an RFC 3339 date-time"
+    # here while check, coverage and export took them; one parser now, RFC 3339 to the server
+    whole = json.loads(_cli(world, "dataset:file:/data/a_in", "--format", "json").output)
+    for since in ("2000-01-01", "9999d"):
+        done = _cli(world, "dataset:file:/data/a_in", "--since", since, "--format", "json")
+        assert done.exit_code == 0, done.output
+        assert json.loads(done.output)["nodes"] == whole["nodes"], since
+    later = _cli(world, "dataset:file:/data/a_in", "--since", "2999-01-01", "--format", "json")
+    assert [n["distance"] for n in json.loads(later.output)["nodes"]] == [0]
+    by_time = _cli(world, "dataset:file:/data/a_in", "--since", "2026-01-01T00:00:00Z",
+                   "--format", "json", command="rerun-plan")  # fmt: skip
+    by_date = _cli(world, "dataset:file:/data/a_in", "--since", "2026-01-01",
+                   "--format", "json", command="rerun-plan")  # fmt: skip
+    assert by_date.exit_code == 0, by_date.output
+    assert json.loads(by_date.output)["steps"] == json.loads(by_time.output)["steps"]
+    span = _cli(world, "dataset:file:/data/a_in", "--since", "100000d", command="rerun-plan")
+    assert span.exit_code == 0 and "2 job(s) to rerun" in span.output
