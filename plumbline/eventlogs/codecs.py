@@ -291,8 +291,12 @@ class IncrementalDecoder:
     returns what the complete blocks so far hold; a block cut at the end waits for its rest
     (`pending`), so a file can be read on as it grows, from where the last read stopped."""
 
-    def __init__(self, codec: str | None) -> None:
+    def __init__(self, codec: str | None, max_ratio: int | None = None, min_bytes: int = 0) -> None:
         self.codec = codec
+        # decompressed bytes at most max(min_bytes, max_ratio x compressed bytes fed), checked
+        # as it goes (Zstandard a small piece of input at a time): DecompressionLimitError past it
+        self.max_ratio, self.min_bytes = max_ratio, min_bytes
+        self._fed = self._out = 0
         self._pending = b""
         self._zstd: Any = None
         self._reader: _BlockReader | None = None
@@ -313,7 +317,25 @@ class IncrementalDecoder:
         if self.codec is None:
             return data
         if self._zstd is not None:
-            return self._feed_zstd(data)
+            out: list[bytes] = []
+            for start in range(0, len(data), _ZSTD_PIECE):  # a bomb's output checked per piece
+                out.append(self._counted(data[start : start + _ZSTD_PIECE], self._feed_zstd))
+            return b"".join(out)
+        return self._counted(data, self._feed_blocks)
+
+    def _counted(self, data: bytes, feed: Callable[[bytes], bytes]) -> bytes:
+        self._fed += len(data)
+        out = feed(data)
+        self._out += len(out)
+        if self.max_ratio is not None:
+            cap = max(self.min_bytes, self.max_ratio * self._fed)
+            if self._out > cap:
+                raise DecompressionLimitError(
+                    f"decompresses to more than {cap} bytes (refused as a decompression bomb)"
+                )
+        return out
+
+    def _feed_blocks(self, data: bytes) -> bytes:
         buffer = self._pending + data
         if not buffer or (self.codec == "snappy" and len(buffer) < 16 and not self._started()):
             self._pending = buffer
@@ -347,6 +369,9 @@ class IncrementalDecoder:
             data = self._zstd.unused_data  # a next frame follows
             self._zstd = _zstd_object()
         return b"".join(out)
+
+
+_ZSTD_PIECE = 512  # input fed to Zstandard at once by IncrementalDecoder (at most ~16 MiB out)
 
 
 def _zstd_object() -> Any:

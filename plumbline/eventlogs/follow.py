@@ -32,6 +32,7 @@ from plumbline.eventlogs.files import (
     IN_PROGRESS,
     MAX_EVENT_BYTES,
     EventLog,
+    ReadLimits,
     file_name,
     find_logs,
     open_log_file,
@@ -106,7 +107,10 @@ class Tail:
 
     def _read_on(self, path: str) -> None:
         if self._decoder is None:
-            self._decoder = IncrementalDecoder(codec_of(file_name(path)))
+            limits = ReadLimits()
+            self._decoder = IncrementalDecoder(
+                codec_of(file_name(path)), limits.max_ratio, limits.min_decompressed_bytes
+            )
         with open_log_file(path) as stream:
             stream.seek(self._offset)
             while chunk := stream.read(_CHUNK):

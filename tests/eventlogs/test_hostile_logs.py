@@ -20,7 +20,7 @@ import cramjam
 import pytest
 import zstandard
 
-from plumbline.eventlogs.codecs import MAX_BLOCK_BYTES
+from plumbline.eventlogs.codecs import MAX_BLOCK_BYTES, IncrementalDecoder
 from plumbline.eventlogs.errors import EventLogError
 from plumbline.eventlogs.files import EventLog, ReadLimits, find_logs, read_events
 from plumbline.eventlogs.job import run_extraction
@@ -141,3 +141,17 @@ def test_a_huge_snappy_chunk_is_refused_before_it_is_decoded(tmp_path: Path) -> 
     log = _log(tmp_path / "local-2.snappy", header + struct.pack(">i", len(packed)) + packed)
     with pytest.raises(EventLogError, match=f"Snappy chunk of {MAX_BLOCK_BYTES + 1} bytes"):
         list(read_events(log))
+
+
+def test_a_followed_zstd_bomb_is_refused_piece_by_piece() -> None:
+    """``--follow`` decodes a growing file a piece at a time: a bomb is refused at the cap
+    with a bounded overshoot, not after inflating the whole chunk read."""
+    compressor = zstandard.ZstdCompressor().compressobj()
+    data = b"".join(compressor.compress(b"x" * MiB) for _ in range(256)) + compressor.flush()
+    decoder = IncrementalDecoder("zstd", max_ratio=100, min_bytes=2 * MiB)
+    peak, raised = _peak(lambda: decoder.feed(data))  # 256 MiB inflated from one chunk
+    assert raised is not None and "decompression bomb" in str(raised)
+    assert peak < 48 * MiB
+    plain = IncrementalDecoder("zstd", max_ratio=100, min_bytes=2 * MiB)
+    text = zstandard.ZstdCompressor().compress(TINY * 1000)
+    assert plain.feed(text[:100]) + plain.feed(text[100:]) == TINY * 1000
