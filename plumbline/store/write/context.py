@@ -152,6 +152,8 @@ class Batch:
     run_state: dict[int, RunState] = field(default_factory=dict)
     # appearance index -> schema_versions.id of the schema it carries
     schema_ids: dict[int, int] = field(default_factory=dict)
+    # input appearances whose schema facet is only what their run read (of a written dataset)
+    read_schemas: set[int] = field(default_factory=set)
     # appearance index -> dataset_versions.id
     version_ids: dict[int, int] = field(default_factory=dict)
     # input appearance index -> where its version came from ('datasetVersion' | 'catalog'); an

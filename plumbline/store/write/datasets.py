@@ -494,13 +494,26 @@ def _flatten(fields: list[Any], prefix: str = "") -> list[tuple[str, str | None,
 
 
 def write_schemas(connection: Connection, batch: Batch) -> None:
-    """Schema history (``schema_versions`` by fingerprint) and the current fields of each dataset."""
-    sent = _schemas_sent(batch)
+    """Schema history (``schema_versions`` by fingerprint) and the current fields of each dataset.
+
+    Only a write makes a dataset's schema: an input's ``schema`` facet is what a run read (a
+    reader's declared schema, kept in its event) and changes nothing of a dataset a run has
+    written. A dataset no run writes (an external file only ever read) shows the schema its
+    latest read declared; a read never raises ``schema-drift``, nor does the first write that
+    replaces what readers declared.
+    """
+    prints = {
+        index: _fingerprint(appearance.raw["facets"]["schema"]["fields"])
+        for index, appearance in enumerate(batch.appearances)
+        if _sent_schema(appearance) is not None
+    }
+    written_before, written = _written_datasets(connection, batch, prints)
+    sent = _schemas_sent(batch, prints, written)
     if not sent.fields:
         return
     ids = _schema_version_ids(connection, batch, sent.fields)
     batch.schema_ids.update({index: ids[key] for index, key in sent.carried.items()})
-    _write_fields(connection, _new_current_fields(batch, sent.latest, ids))
+    _write_fields(connection, _new_current_fields(batch, sent.latest, ids, written_before))
 
 
 SchemaKey = tuple[int, str]  # (dataset id, fingerprint)
@@ -515,17 +528,56 @@ class _SchemasSent:
     latest: dict[int, tuple[Appearance, str]] = field(default_factory=dict)  # dataset -> current
 
 
-def _schemas_sent(batch: Batch) -> _SchemasSent:
-    """Each appearance's schema, and per dataset the one that becomes current."""
-    sent = _SchemasSent()
+def _sent_schema(appearance: Appearance) -> Any:
+    """The schema facet an appearance carries (None when none, deleted or without fields)."""
+    facets = appearance.dataset.facets
+    schema = facets.schema_ if facets is not None else None
+    if schema is None or schema.deleted or schema.fields is None:
+        return None
+    return schema
+
+
+_WRITTEN = sa.select(dataset_versions.c.dataset_id).where(dataset_versions.c.run_uuid.is_not(None))
+
+
+def _written_datasets(
+    connection: Connection, batch: Batch, prints: dict[int, str]
+) -> tuple[set[int], set[int]]:
+    """Of the datasets whose schema this write could change, those a run wrote before this
+    write, and those a run has written (before, or an output here).
+
+    Asked only of datasets sent a schema other than their current one (a change is rare)."""
+    candidates: set[int] = set()
+    outputs: set[int] = set()
     for index, appearance in enumerate(batch.appearances):
-        facets = appearance.dataset.facets
-        schema = facets.schema_ if facets is not None else None
-        if schema is None or schema.deleted or schema.fields is None:
-            continue
         dataset_id = batch.dataset_ids[appearance.key]
+        if appearance.role == "output" and isinstance(appearance.event.event, RunEvent):
+            outputs.add(dataset_id)
+        fingerprint = prints.get(index)
+        if (
+            fingerprint is not None
+            and fingerprint != batch.dataset_state[dataset_id].schema_fingerprint
+        ):
+            candidates.add(dataset_id)
+    before: set[int] = set()
+    if candidates:
+        rows = select_in(connection, _WRITTEN, [dataset_versions.c.dataset_id], sorted(candidates))
+        before = {row.dataset_id for row in rows}
+    return before, before | outputs
+
+
+def _schemas_sent(batch: Batch, prints: dict[int, str], written: set[int]) -> _SchemasSent:
+    """Each appearance's schema, and per dataset the one that becomes current (a read's only
+    for a dataset no run writes)."""
+    sent = _SchemasSent()
+    for index, fingerprint in prints.items():
+        appearance = batch.appearances[index]
+        dataset_id = batch.dataset_ids[appearance.key]
+        if appearance.role == "input" and dataset_id in written:
+            batch.read_schemas.add(index)  # what the run read: kept in its event, no more
+            continue
         raw_fields = appearance.raw["facets"]["schema"]["fields"]
-        key = (dataset_id, _fingerprint(raw_fields))
+        key = (dataset_id, fingerprint)
         sent.fields[key] = raw_fields
         sent.carried[index] = key
         # the current schema is the one of the schema facet kept: an older event's is history
@@ -571,16 +623,25 @@ def _schema_version_ids(
 
 
 def _new_current_fields(
-    batch: Batch, latest: dict[int, tuple[Appearance, str]], ids: dict[SchemaKey, int]
+    batch: Batch,
+    latest: dict[int, tuple[Appearance, str]],
+    ids: dict[SchemaKey, int],
+    written_before: set[int],
 ) -> list[dict[str, Any]]:
-    """Make each dataset's latest schema current; the field rows of those that changed."""
+    """Make each dataset's latest schema current; the field rows of those that changed.
+
+    A change is schema drift when a write or a static declaration makes it, except a first
+    write replacing what only readers declared (a dataset no run had written)."""
     field_rows = []
     for dataset_id, (appearance, fingerprint) in sorted(latest.items(), key=lambda i: i[0]):
         schema_version_id = ids[(dataset_id, fingerprint)]
         state = batch.dataset_state[dataset_id]
         if state.current_schema_version_id == schema_version_id:
             continue  # its fields were written when this schema became current
-        if state.current_schema_version_id is not None:
+        drift = appearance.role == "static" or (
+            appearance.role == "output" and dataset_id in written_before
+        )
+        if state.current_schema_version_id is not None and drift:
             batch.schema_changes.append(
                 (
                     dataset_id,
@@ -891,10 +952,12 @@ def _existing_version_facets(
 
 def update_datasets(connection: Connection, batch: Batch) -> None:
     """Write back each dataset's merged facets, source, description, current version and schema."""
-    for appearance in batch.appearances:
+    for index, appearance in enumerate(batch.appearances):
         dataset_id = batch.dataset_ids[appearance.key]
         state = batch.dataset_state[dataset_id]
         sent = appearance.raw.get("facets")
+        if sent and index in batch.read_schemas:  # what a run read is not the dataset's schema
+            sent = {name: value for name, value in sent.items() if name != "schema"}
         if not sent:
             continue
         # facets from an event older than those kept change nothing, nor do the columns they give
