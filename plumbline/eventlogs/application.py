@@ -117,6 +117,8 @@ class ApplicationLog:
         self._running: dict[int, _Execution] = {}
         self._actions: dict[int, _Action] = {}
         self._owner: dict[int, int] = {}  # accumulator id -> execution id
+        # the last failure of an execution or a Spark job: the application did not complete
+        self._failure: tuple[str, str] | None = None
 
     # -- the event stream ---------------------------------------------------------------------
 
@@ -136,7 +138,10 @@ class ApplicationLog:
             return self._application_start(event)
         elif kind == "SparkListenerApplicationEnd":
             self.ended = True
-            return [self._application_event("COMPLETE", float(event.get("Timestamp", 0)))]
+            ended = "FAIL" if self._failure is not None else "COMPLETE"
+            return [self._application_event(ended, float(event.get("Timestamp", 0)))]
+        elif kind == "SparkListenerJobEnd":
+            self._job_end(event)
 
         elif kind.startswith(_SQL):
             return self._sql_event(kind[len(_SQL) :], event)
@@ -186,20 +191,41 @@ class ApplicationLog:
         return [self._application_event("START", float(event.get("Timestamp", 0)))]
 
     def _application_event(self, event_type: str, time_ms: float) -> dict[str, Any]:
+        """The application run's START, or its end: FAIL (with the last failure's error) when
+        one of its executions or Spark jobs failed, even though the log ends normally."""
+        run_facets = {
+            "processing_engine": events.processing_engine(self.spark_version),
+            "plumbline_extraction": self._extraction_facet(
+                None, 0, self.stats.unnamed if event_type != "START" else None
+            ),
+        }
+        if event_type == "FAIL" and self._failure is not None:
+            run_facets["errorMessage"] = events.error_message(*self._failure)
         return events.run_event(
             event_type,
             time_ms,
             self.app_run_id,
             self.namespace,
             self.app_name,
-            run_facets={
-                "processing_engine": events.processing_engine(self.spark_version),
-                "plumbline_extraction": self._extraction_facet(
-                    None, 0, self.stats.unnamed if event_type == "COMPLETE" else None
-                ),
-            },
+            run_facets=run_facets,
             job_facets={"jobType": events.job_type("APPLICATION")},
         )
+
+    def _job_end(self, event: dict[str, Any]) -> None:
+        """A failed Spark job (an RDD action's, or one of an execution's) fails the application."""
+        result = event.get("Job Result") or {}
+        if not isinstance(result, dict) or result.get("Result") != "JobFailed":
+            return
+        exception = result.get("Exception") or {}
+        message = str(exception.get("Message") or "a Spark job failed").partition("\n")[0]
+        stack = exception.get("Stack Trace") or ""
+        if isinstance(stack, list):
+            stack = "\n".join(
+                f"{f.get('Declaring Class')}.{f.get('Method Name')}"
+                for f in stack
+                if isinstance(f, dict)
+            )
+        self._failure = (redact_text(message), redact_text(str(stack)))
 
     def _sql_event(self, kind: str, event: dict[str, Any]) -> list[dict[str, Any]]:
         if kind == "SparkListenerSQLExecutionStart":
@@ -264,7 +290,8 @@ class ApplicationLog:
         error = str(event.get("errorMessage") or "")
         if error:
             message, _, stack = error.partition("\n")
-            facts.error = (redact_text(message), redact_text(stack))
+            facts.error = (redact_text(_cause_first(message, stack)), redact_text(stack))
+            self._failure = facts.error
         action.finished[execution.execution_id] = (facts, execution.plan.truncated_nodes)
         if execution.execution_id != execution.root_id:
             return []
@@ -593,3 +620,16 @@ def _output_schema(
                 entry["type"] = types[key][column]
         fields.append(entry)
     return fields
+
+
+def _cause_first(message: str, stack: str) -> str:
+    """An execution's error message with its innermost cause (the stack's last ``Caused by:``)
+    first, as live capture gives it (:func:`plumbline.spark.jvm.failure_text`)."""
+    causes = [
+        line.strip()[len("Caused by: ") :]
+        for line in stack.splitlines()
+        if line.strip().startswith("Caused by: ")
+    ]
+    if not causes or causes[-1] in message:
+        return message
+    return f"{causes[-1]}\n{message}"

@@ -121,7 +121,8 @@ class _ConflictCollector:
         family = CounterMetricFamily(
             "plumbline_lineage_conflicts",
             "Conflicting events reported by this process, by kind: run_id_reused (the event is "
-            "kept, marked failed), parent_job_mismatch, complete_and_fail_same_time (ends FAILED).",
+            "kept, marked failed), parent_job_mismatch, complete_and_fail_same_time (ends FAILED), "
+            "weaker_source_overruled (an extraction's terminal state; live capture's stays).",
             labels=["kind"],
         )
         for kind, value in conflicts.counts().items():

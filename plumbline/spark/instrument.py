@@ -9,7 +9,7 @@ import sys
 import traceback
 from typing import Any
 
-from plumbline.spark import capture
+from plumbline.spark import capture, settings
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +29,7 @@ def install(**options: Any) -> None:
     original = SparkSession.Builder.getOrCreate
 
     def get_or_create(self: Any) -> Any:
+        _record_namespace(self)
         session = original(self)
         capture.enable(session, **_options)
         return session
@@ -36,6 +37,20 @@ def install(**options: Any) -> None:
     get_or_create.__doc__ = original.__doc__
     SparkSession.Builder.getOrCreate = get_or_create  # type: ignore[method-assign]
     _installed = True
+
+
+def _record_namespace(builder: Any) -> None:
+    """Put the capture's namespace in the session's Spark conf (``spark.plumbline.namespace``),
+    so that the event log's environment carries it and event-log extraction names the jobs as
+    live capture did. ``--namespace`` wins over the script's conf (as it does for the capture);
+    ``PLUMBLINE_NAMESPACE`` only fills it in when the script sets none."""
+    try:
+        conf = getattr(builder, "_options", None) or {}
+        namespace = settings.namespace_to_record(_options.get("namespace"), conf)
+        if namespace is not None:
+            builder.config(settings.NAMESPACE_KEY, namespace)
+    except Exception as exc:  # never break the user's job
+        log.warning("plumbline could not record the namespace in the Spark conf: %s", exc)
 
 
 def run_script(script: str, args: list[str], **options: Any) -> int:

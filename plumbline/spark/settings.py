@@ -67,6 +67,20 @@ class CaptureSettings:
         )
 
 
+NAMESPACE_KEY = _CONF_KEYS["namespace"]
+
+
+def namespace_to_record(argument: str | None, conf: Mapping[str, Any]) -> str | None:
+    """The namespace to record in a new session's Spark conf (so that its event log carries it):
+    the argument (it wins over the conf, as in :func:`resolve`), else the environment's when the
+    conf sets none; None: nothing to record."""
+    if argument:
+        return argument
+    if NAMESPACE_KEY in conf:
+        return None
+    return os.environ.get(_ENV_KEYS["namespace"]) or None
+
+
 def resolve(
     arguments: Mapping[str, str | None],
     conf: Mapping[str, str],

@@ -258,6 +258,8 @@ run_states = sa.Table(
     _fk("run_id", "runs.id"),
     sa.Column("state", sa.String(16), nullable=False),
     sa.Column("transitioned_at", Timestamp, nullable=False),
+    # reported by a weaker source (plumbline_extraction): never overrides another's terminal state
+    sa.Column("weaker", sa.Boolean, nullable=False, server_default=sa.false()),
     sa.UniqueConstraint("run_id", "state", "transitioned_at"),
 )
 

@@ -14,6 +14,7 @@ from sqlalchemy.engine import Engine
 from store_summary import facet, ingest, run_event, summary
 
 from plumbline.store.read.common import job_pk
+from plumbline.store.read.datasets import get_dataset
 from plumbline.store.read.jobs import get_job, list_jobs
 from plumbline.store.read.runs import list_job_runs
 from plumbline.store.write import conflicts
@@ -93,3 +94,44 @@ def test_a_placeholder_parent_run_moves_to_the_job_of_its_own_events(engine: Eng
     runs = {r["run"]: r for r in summary(engine)["runs"]}
     assert runs[NEW]["job"] == "tests:app"
     assert conflicts.counts()["parent_job_mismatch"] == before + 1
+
+
+EXTRACTION = {"plumbline_extraction": facet(source="eventLog")}  # a weaker source's mark
+
+
+@pytest.mark.parametrize("extraction_first", [False, True])
+def test_an_extraction_never_overrides_what_live_capture_recorded(
+    engine: Engine, extraction_first: bool
+) -> None:
+    """Live capture says FAILED; an event-log extraction says COMPLETE, later by event time,
+    arriving after or before the live events: the run stays FAILED and the conflict is counted
+    once per write that meets it; arriving after, its output does not become current."""
+    before = conflicts.counts()["weaker_source_overruled"]
+    out = [{"namespace": "file", "name": "/out"}]
+    live = [
+        run_event(OLD, "START", _t(1), outputs=out),
+        run_event(OLD, "FAIL", _t(1, 9), outputs=out),
+    ]
+    extracted = [
+        run_event(OLD, "START", _t(1), outputs=out, **EXTRACTION),
+        run_event(OLD, "COMPLETE", _t(1, 30), outputs=out, **EXTRACTION),
+    ]
+    for events in [extracted, live] if extraction_first else [live, extracted]:
+        ingest(engine, events)
+    runs = {r["run"]: r for r in summary(engine)["runs"]}
+    assert runs[OLD]["state"] == "FAIL"
+    assert conflicts.counts()["weaker_source_overruled"] == before + 1
+    if not extraction_first:
+        with engine.connect() as conn:
+            assert get_dataset(conn, "file", "/out")["currentVersion"] is None
+
+
+def test_an_extraction_alone_still_ends_a_run(engine: Engine) -> None:
+    """A run only an extraction knows of ends as the extraction says (no conflict)."""
+    before = conflicts.counts()["weaker_source_overruled"]
+    ingest(engine, [run_event(NEW, "START", _t(2), **EXTRACTION),
+                    run_event(NEW, "COMPLETE", _t(2, 9), **EXTRACTION)])  # fmt: skip
+    assert {r["run"]: r for r in summary(engine)["runs"]}[NEW]["state"] == "COMPLETE"
+    ingest(engine, [run_event(NEW, "FAIL", _t(2, 5))])  # live capture, later, says FAIL
+    assert {r["run"]: r for r in summary(engine)["runs"]}[NEW]["state"] == "FAIL"
+    assert conflicts.counts()["weaker_source_overruled"] == before + 1

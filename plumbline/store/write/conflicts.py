@@ -8,6 +8,9 @@
   win: the run moves to their job).
 - ``complete_and_fail_same_time``: a run has COMPLETE and FAIL at the same event time; it ends
   FAILED (a failure beats a success at the same instant).
+- ``weaker_source_overruled``: a weaker source (an event carrying the ``plumbline_extraction`` run
+  facet: event-log extraction) gives a run a terminal state other than the one another source
+  (live capture) recorded; the other source's state stays, whatever the event times.
 
 Each is logged (one warning line) and counted per process (``plumbline_lineage_conflicts`` in
 ``/metrics``), once its write has committed (or, for a failed event, once it is marked failed).
@@ -25,7 +28,12 @@ from plumbline.store.errors import StoreError
 
 logger = logging.getLogger(__name__)
 
-KINDS = ("run_id_reused", "parent_job_mismatch", "complete_and_fail_same_time")
+KINDS = (
+    "run_id_reused",
+    "parent_job_mismatch",
+    "complete_and_fail_same_time",
+    "weaker_source_overruled",
+)
 
 _counts: Counter[str] = Counter()
 _lock = threading.Lock()

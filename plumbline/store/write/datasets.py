@@ -34,6 +34,7 @@ from plumbline.store.write.context import (
 )
 from plumbline.store.write.facets import merge_facets_at, time_key
 from plumbline.store.write.namespaces import source_of
+from plumbline.store.write.runs import is_weaker
 from plumbline.store.write.upsert import (
     execute_many,
     insert_ignore,
@@ -863,6 +864,8 @@ def _completions(batch: Batch) -> dict[str, datetime]:
         event = parsed.event
         assert isinstance(event, RunEvent)
         if event.event_type in _RANK and parsed.run_id is not None:
+            if parsed.run_id in final and is_weaker(parsed.raw):
+                continue  # a weaker source never overrides a stored end (runs.write_run_states)
             time = as_utc(parsed.event_time) or parsed.event_time
             candidate = (time, _RANK[event.event_type], event.event_type)
             known = final.get(parsed.run_id)

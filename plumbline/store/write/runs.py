@@ -68,7 +68,10 @@ _RUN_IO = sa.select(
     run_io.c.version_source,
     run_io.c.read_at,
 )
-_RUN_STATES = sa.select(run_states.c.run_id, run_states.c.state, run_states.c.transitioned_at)
+_RUN_STATES = sa.select(
+    run_states.c.run_id, run_states.c.state, run_states.c.transitioned_at, run_states.c.weaker
+)
+WEAKER_FACET = "plumbline_extraction"  # a weaker source: event-log extraction
 
 
 def _loaded(row: sa.Row[Any]) -> RunState:
@@ -346,7 +349,9 @@ def write_run_states(connection: Connection, batch: Batch, job_versions: dict[st
     (written back by :func:`update_runs`).
 
     Order-tolerant: the current state is the latest transition by event time, a terminal state
-    wins (a START or RUNNING that arrives after COMPLETE never reopens the run).
+    wins (a START or RUNNING that arrives after COMPLETE never reopens the run), and a weaker
+    source's terminal state (an event with the ``plumbline_extraction`` run facet) never
+    overrides one another source recorded (``weaker_source_overruled``).
     """
     transitions: list[dict[str, Any]] = []
     for parsed in batch.run_events():
@@ -358,6 +363,7 @@ def write_run_states(connection: Connection, batch: Batch, job_versions: dict[st
                     "run_id": batch.run_ids[parsed.run_id or ""],
                     "state": event.event_type,
                     "transitioned_at": as_utc(parsed.event_time),
+                    "weaker": is_weaker(parsed.raw),
                 }
             )
     transitions.sort(key=lambda t: (t["run_id"], t["state"], t["transitioned_at"]))
@@ -369,13 +375,15 @@ def write_run_states(connection: Connection, batch: Batch, job_versions: dict[st
     insert_ignore(connection, run_states, transitions)
     touched = {t["run_id"] for t in transitions}
     history: dict[int, list[tuple[str, datetime]]] = {}
+    weaker: dict[int, list[tuple[str, datetime]]] = {}  # a weaker source's transitions
     for row in select_in(
         connection,
         _RUN_STATES,
         [run_states.c.run_id],
         touched,
     ):
-        history.setdefault(row.run_id, []).append((row.state, as_utc(row.transitioned_at)))
+        kept = weaker if row.weaker else history
+        kept.setdefault(row.run_id, []).append((row.state, as_utc(row.transitioned_at)))
 
     for parsed in batch.run_events():
         event = parsed.event
@@ -409,8 +417,12 @@ def write_run_states(connection: Connection, batch: Batch, job_versions: dict[st
 
     for run_uuid, version_id in job_versions.items():
         batch.run_state[batch.run_ids[run_uuid]].job_version_id = version_id
-    for run_id, states in history.items():
+    for run_id in sorted(history.keys() | weaker.keys()):
         state = batch.run_state[run_id]
+        states = _with_weaker(history.get(run_id, []), weaker.get(run_id, []))
+        overruled = _overruled(history.get(run_id, []), weaker.get(run_id, []))
+        if overruled is not None and run_id in new_transitions:
+            batch.conflicts.append(Conflict("weaker_source_overruled", state.uuid, overruled))
         summary = summarize(states)
         state.current_state = summary["current_state"]
         state.started_at, state.ended_at = summary["started_at"], summary["ended_at"]
@@ -444,6 +456,41 @@ def update_runs(connection: Connection, batch: Batch) -> None:
         )
     if updates:
         update_many(connection, runs, updates)
+
+
+def is_weaker(raw: dict[str, Any]) -> bool:
+    """Whether an event comes from a weaker source (it carries ``plumbline_extraction``)."""
+    facets = (raw.get("run") or {}).get("facets")
+    return isinstance(facets, dict) and WEAKER_FACET in facets
+
+
+def _with_weaker(
+    stronger: list[tuple[str, datetime]], weaker: list[tuple[str, datetime]]
+) -> list[tuple[str, datetime]]:
+    """A run's transitions as they count: a weaker source's terminal ones only while no other
+    source has ended the run (its START and RUNNING always count)."""
+    if any(s in TERMINAL_STATES for s, _ in stronger):
+        return stronger + [(s, t) for s, t in weaker if s not in TERMINAL_STATES]
+    return stronger + weaker
+
+
+def _overruled(
+    stronger: list[tuple[str, datetime]],
+    weaker: list[tuple[str, datetime]],
+) -> str | None:
+    """In words, a weaker source's terminal state that another source's overrules, if any."""
+    ends = [(t, s) for s, t in stronger if s in TERMINAL_STATES]
+    claimed = [(t, s) for s, t in weaker if s in TERMINAL_STATES]
+    if not ends or not claimed:
+        return None
+    kept = summarize(stronger)["current_state"]
+    differing = sorted({s for _, s in claimed if s != kept})
+    if not differing:
+        return None
+    return (
+        f"an event-log extraction says {'/'.join(differing)} where live capture recorded "
+        f"{kept}: the run stays {kept}"
+    )
 
 
 def _complete_and_fail_tied(
