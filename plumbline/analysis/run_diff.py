@@ -96,12 +96,23 @@ class IoDiff:
     row_count: Pair
     byte_count: Pair
     file_count: Pair
+    # the statistics (rowCount, byteCount, fileCount) the run's failure emptied: symptoms
+    caused_by_failure: tuple[str, ...] = ()
+
+    def _statistics(self) -> tuple[tuple[str, str, Pair], ...]:
+        return (
+            ("rowCount", "rows", self.row_count),
+            ("byteCount", "bytes", self.byte_count),
+            ("fileCount", "files", self.file_count),
+        )
 
     @property
     def statistics_changed(self) -> bool:
+        """Statistics that changed before the run (those its failure emptied left out)."""
         return any(
             p.before is not None and p.after is not None and p.changed
-            for p in (self.row_count, self.byte_count, self.file_count)
+            for key, _, p in self._statistics()
+            if key not in self.caused_by_failure
         )
 
     @property
@@ -127,6 +138,7 @@ class IoDiff:
             "byteCount": self.byte_count.to_json(),
             "fileCount": self.file_count.to_json(),
             "statisticsChanged": self.statistics_changed,
+            "causedByFailure": list(self.caused_by_failure),
         }
 
 
@@ -236,7 +248,9 @@ class RunSummary:
 class Suspect:
     """Something that differs and may explain the run's outcome."""
 
-    kind: str  # inputChanged | jobChanged | runFacetsChanged | outputChanged | error
+    # inputChanged | jobChanged | runFacetsChanged | outputChanged | error; what a failure
+    # caused (RunDiff.caused_by_failure): inputRead | outputWritten
+    kind: str
     subject: str  # the dataset (namespace/name), facet or job concerned
     detail: str
 
@@ -264,6 +278,8 @@ class RunDiff:
     error: str | None
     suspects: tuple[Suspect, ...]
     pruned: tuple[PrunedRun, ...] = field(default=())
+    # what the run's failure itself caused (emptied reads and writes), apart from the suspects
+    caused_by_failure: tuple[Suspect, ...] = field(default=())
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -284,6 +300,7 @@ class RunDiff:
             "error": self.error,
             "errorSummary": error_summary(self.error) if self.error else None,
             "suspects": [s.to_json() for s in self.suspects],
+            "causedByFailure": [s.to_json() for s in self.caused_by_failure],
             "prunedRuns": [p.to_json() for p in self.pruned],
         }
 
@@ -364,8 +381,9 @@ def compare(
     their raw events by run uuid (for column lineage, and schemas no version records)."""
     events = events_of.get(run.uuid, [])
     other_events = events_of.get(other.uuid, []) if other is not None else []
-    inputs = _io_diffs(run, other, "input", events, other_events)
-    outputs = _io_diffs(run, other, "output", events, other_events)
+    failed = other is not None and run.state in ("FAIL", "ABORT")
+    inputs = _io_diffs(run, other, "input", events, other_events, failed)
+    outputs = _io_diffs(run, other, "output", events, other_events, failed)
     before_jobs = other.job_facets if other else {}
     job_changes = _facet_changes(before_jobs, run.job_facets, frozenset()) if other else ()
     spark = Pair(_engine_version(other) if other else None, _engine_version(run))
@@ -430,7 +448,11 @@ def _io_diffs(
     direction: str,
     events: list[dict[str, Any]],
     other_events: list[dict[str, Any]],
+    failed: bool = False,
 ) -> tuple[IoDiff, ...]:
+    """The inputs or outputs of both runs; ``failed``: the run failed (or was aborted), so the
+    statistics it reports as zero or not at all where the other run had some are what its
+    failure caused (the failed tasks' counts are lost, the write did not happen)."""
     mine = {(io.namespace, io.name): io for io in run.io if io.direction == direction}
     theirs = (
         {(io.namespace, io.name): io for io in other.io if io.direction == direction}
@@ -467,9 +489,24 @@ def _io_diffs(
                 row_count=Pair(_count(before, "row_count"), _count(after, "row_count")),
                 byte_count=Pair(_count(before, "byte_count"), _count(after, "byte_count")),
                 file_count=Pair(_count(before, "file_count"), _count(after, "file_count")),
+                caused_by_failure=_emptied(before, after) if failed else (),
             )
         )
     return tuple(diffs)
+
+
+_STATISTICS = (("rowCount", "row_count"), ("byteCount", "byte_count"), ("fileCount", "file_count"))
+
+
+def _emptied(before: IoFacts | None, after: IoFacts | None) -> tuple[str, ...]:
+    """The statistics a failed run reports as zero, or not at all, where the other run had some."""
+    if before is None:
+        return ()
+    return tuple(
+        key
+        for key, name in _STATISTICS
+        if _count(before, name) and not _count(after, name)  # > 0 before; 0 or missing now
+    )
 
 
 def _count(io: IoFacts | None, name: str) -> int | None:
@@ -637,10 +674,31 @@ def _describe(io: IoDiff) -> str:
         parts.append(f"version {io.version.before} -> {io.version.after}")
     if io.schema_changes:
         parts.append("schema: " + ", ".join(c.describe() for c in io.schema_changes[:5]))
-    for label, pair in (("rows", io.row_count), ("bytes", io.byte_count), ("files", io.file_count)):
+    for key, label, pair in io._statistics():
+        if key in io.caused_by_failure:
+            continue  # a symptom of the failure: listed apart (_symptoms)
         if pair.before is not None and pair.after is not None and pair.changed:
             parts.append(f"{label} {pair.before} -> {pair.after}")
     return "; ".join(parts)
+
+
+def _symptoms(diff: RunDiff) -> tuple[Suspect, ...]:
+    """What the run's failure itself caused: reads and writes it emptied, outputs it did not
+    write; the failure's effects, not what changed before it ran."""
+    found = []
+    for kind, ios in (("inputRead", diff.inputs), ("outputWritten", diff.outputs)):
+        for io in ios:
+            if kind == "outputWritten" and io.status == "removed":
+                found.append(Suspect(kind, f"{io.namespace}:{io.name}", "not written"))
+                continue
+            parts = [
+                f"{label} {pair.before} -> {pair.after if pair.after is not None else 'none'}"
+                for key, label, pair in io._statistics()
+                if key in io.caused_by_failure
+            ]
+            if parts:
+                found.append(Suspect(kind, f"{io.namespace}:{io.name}", "; ".join(parts)))
+    return tuple(found)
 
 
 def _with_suspects(diff: RunDiff) -> RunDiff:
@@ -695,7 +753,8 @@ def _with_suspects(diff: RunDiff) -> RunDiff:
     if diff.error:
         suspects.append((5, _error_suspect(diff)))
     ranked = tuple(s for _, s in sorted(suspects, key=lambda item: item[0]))
-    return RunDiff(**{**diff.__dict__, "suspects": ranked})
+    symptoms = _symptoms(diff) if diff.run.state in ("FAILED", "ABORTED") else ()
+    return RunDiff(**{**diff.__dict__, "suspects": ranked, "caused_by_failure": symptoms})
 
 
 def _error_suspect(diff: RunDiff) -> Suspect:
@@ -711,6 +770,10 @@ def error_summary(message: str) -> str:
         return ""
     first = lines[0]
     if "Exception: " in first:
-        return first.rsplit("Exception: ", 1)[1][:300]
+        head, gist = first.rsplit("Exception: ", 1)
+        if gist.startswith("["):  # Spark's error class names it: "[CAST_INVALID_INPUT] …"
+            return gist[:300]
+        name = re.split(r"[\s.:$]", head)[-1]  # the exception's simple class name
+        return f"{name}Exception: {gist}"[:300]
     named = [line for line in lines if re.match(r"^[A-Za-z_][\w.]*(Error|Exception)\b", line)]
     return (named[-1] if named else first)[:300]

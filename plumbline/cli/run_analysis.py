@@ -139,6 +139,11 @@ def print_diff(body: dict[str, Any]) -> None:
         for number, suspect in enumerate(suspects, start=1):
             detail = suspect["detail"][:300]
             out.print(f"  {number}. {suspect['kind']} {suspect['subject']}: {detail}", markup=False)
+    effects = body.get("causedByFailure") or []
+    if effects:
+        out.print("caused by the failure (not a cause):", markup=False)
+        for effect in effects:
+            out.print(f"  - {effect['kind']} {effect['subject']}: {effect['detail']}", markup=False)
     for title in ("inputs", "outputs"):
         rows = body.get(title) or []
         if not rows:

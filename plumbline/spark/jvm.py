@@ -257,8 +257,30 @@ def relation_info(jvm_leaf: Any, leaf: Node) -> RelationInfo:
     )
 
 
+_CAUSES = 20  # how deep a cause chain is followed
+
+
 def failure_text(throwable: Any) -> tuple[str, str]:
-    """(message, stack trace) of a JVM Throwable."""
+    """(message, stack trace) of a JVM Throwable: the message starts with the innermost cause
+    (Spark wraps the real one, e.g. a ``SchemaColumnConvertNotSupportedException``, in
+    ``Job aborted`` and ``[TASK_WRITE_FAILED]``), then the exception itself; the stack trace is
+    the whole one, every cause included."""
     message = str(throwable.toString())
+    innermost = innermost_cause(throwable)
+    if innermost is not None:
+        cause = str(innermost.toString())
+        if cause and cause not in message.splitlines()[0]:
+            message = f"{cause}\n{message}"
     stack = str(_JVM[0].org.apache.spark.util.Utils.exceptionString(throwable))
     return redact_text(message), redact_text(stack)
+
+
+def innermost_cause(throwable: Any) -> Any:
+    """The last cause of a JVM Throwable's chain (None when it has no cause)."""
+    found, current = None, throwable
+    for _ in range(_CAUSES):
+        cause = current.getCause()
+        if cause is None or cause.equals(current):
+            break
+        found = current = cause
+    return found

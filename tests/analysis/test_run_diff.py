@@ -156,3 +156,31 @@ def test_column_lineage_says_so_when_raw_events_are_gone(runs: Engine) -> None:
     assert lineage["available"] is False
     assert lineage["reason"] == f"the raw events of run(s) {run_id(2)} were pruned (db prune)"
     assert NS == "shop"
+
+
+def test_what_the_failure_caused_is_apart_from_what_changed_before_it(runs: Engine) -> None:
+    """Run 3 failed: its read of raw counts 0 rows (12 before) and its write of orders is empty;
+    those are the failure's symptoms, listed apart, not changes that could explain it; what
+    did change before it ran (raw's schema, the SQL) stays a suspect (issue 27 §4)."""
+    diff = _diff(runs, 3)
+    by_name = {i["name"]: i for i in diff["inputs"]}
+    assert by_name["raw"]["rowCount"] == {"before": 12, "after": 0}  # still shown as it is
+    assert by_name["raw"]["causedByFailure"] == ["rowCount"]
+    assert by_name["raw"]["statisticsChanged"] is True  # bytes 120 -> 130 changed before
+    assert diff["outputs"][0]["causedByFailure"] == ["rowCount", "byteCount"]
+    assert diff["causedByFailure"] == [
+        {"kind": "inputRead", "subject": f"{DS}:raw", "detail": "rows 12 -> 0"},
+        {"kind": "outputWritten", "subject": f"{DS}:orders", "detail": "rows 12 -> 0; bytes 120 -> 0"},
+    ]  # fmt: skip
+    details = " ".join(s["detail"] for s in diff["suspects"])
+    assert "rows 12 -> 0" not in details and "bytes 120 -> 0" not in details
+    raw_suspect = next(s for s in diff["suspects"] if s["subject"] == f"{DS}:raw")
+    assert raw_suspect["detail"].startswith("schema: ")  # the real change, still first
+    kinds = [s["kind"] for s in diff["suspects"]]
+    assert kinds[0] == "jobChanged" and kinds[-1] == "error"
+
+
+def test_a_completed_run_has_no_failure_effects(runs: Engine) -> None:
+    diff = _diff(runs, 2)
+    assert diff["causedByFailure"] == []
+    assert all(i["causedByFailure"] == [] for i in diff["inputs"] + diff["outputs"])

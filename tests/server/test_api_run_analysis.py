@@ -171,6 +171,29 @@ def test_cli_diff_and_root_cause(world: dict[str, Any]) -> None:
     assert failed["run"]["id"] == run_id(2)
 
 
+def test_a_failed_run_s_emptied_write_is_caused_by_the_failure(world: dict[str, Any]) -> None:
+    """Over HTTP and through the CLI (a subprocess): run 2 failed and wrote 0 rows of orders (10
+    before): listed apart as caused by the failure, not among what changed (issue 27 §4)."""
+    body = _get(world, f"/api/v1/jobs/runs/{run_id(2)}/diff").json()
+    _validate(world, "/api/v1/jobs/runs/{id}/diff", body)
+    effect = {
+        "kind": "outputWritten",
+        "subject": f"{DS}:orders",
+        "detail": "rows 10 -> 0; bytes 100 -> 0",
+    }
+    assert body["causedByFailure"] == [effect]
+    assert body["outputs"][0]["causedByFailure"] == ["rowCount", "byteCount"]
+    assert all("rows 10 -> 0" not in s["detail"] for s in body["suspects"])
+    env = {**os.environ, "PLUMBLINE_URL": world["url"], "PLUMBLINE_API_KEY": world["admin"]}
+    done = subprocess.run([sys.executable, "-m", "plumbline", "diff", run_id(2)],
+                          capture_output=True, text=True, timeout=120, env=env)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    at = lines.index("caused by the failure (not a cause):")
+    assert lines[at + 1].strip() == f"- outputWritten {DS}:orders: rows 10 -> 0; bytes 100 -> 0"
+    assert at > lines.index("what changed, most likely cause first:")
+
+
 def test_cli_errors_are_one_line(world: dict[str, Any]) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "plumbline", "diff", run_id(55), "--url", world["url"],

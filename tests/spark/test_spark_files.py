@@ -8,6 +8,8 @@ from typing import Any
 import pytest
 from pyspark.sql import functions as F
 
+from plumbline.analysis.run_diff import error_summary
+
 pytestmark = pytest.mark.spark
 
 NS = "tests"
@@ -226,3 +228,29 @@ def test_ignore_mode_on_existing_output_claims_no_new_version(
     assert "version" in first["outputs"][0]["facets"]
     assert "version" not in second["outputs"][0]["facets"]
     assert second["outputs"][0]["outputFacets"]["outputStatistics"]["rowCount"] == 0
+
+
+def test_a_failure_s_message_starts_with_its_innermost_cause(
+    spark: Any, captured: Any, workdir: Path
+) -> None:
+    """A declared read schema the parquet file contradicts (as the demo plants): Spark's message
+    is its wrapper (Job aborted, [TASK_WRITE_FAILED]); the facet's message starts with the real
+    cause, the stack trace stays whole (issue 27 §3)."""
+    source = str(workdir / "readings")
+    spark.createDataFrame([(1, "20.5")], "id INT, temp_c STRING").write.parquet(source)
+    captured.mark()
+    with pytest.raises(Exception, match="temp_c"):
+        spark.read.schema("id INT, temp_c DOUBLE").parquet(source).write.parquet(
+            str(workdir / "clean")
+        )
+    [end] = [e for e in captured.actions() if e["eventType"] == "FAIL"]
+    error = end["run"]["facets"]["errorMessage"]
+    first = error["message"].splitlines()[0]
+    assert first.startswith(
+        "org.apache.spark.sql.execution.datasources.SchemaColumnConvertNotSupportedException: "
+        "column: [temp_c]"
+    ), first
+    assert "TASK_WRITE_FAILED" in error["message"]  # the wrapper follows it
+    assert "Caused by: " in error["stackTrace"] and "TASK_WRITE_FAILED" in error["stackTrace"]
+    summary = error_summary(error["message"])
+    assert summary.startswith("SchemaColumnConvertNotSupportedException: column: [temp_c]")

@@ -313,6 +313,8 @@ def test_failed_run(page: Any, ui_server: UiServer, artifacts: Path) -> None:
     page.wait_for_selector("#run-error")
     assert page.url == f"{ui_server.url}/runs/{ev.FAILED_RUN}"
     assert page.inner_text("#error-message") == ev.ERROR_MESSAGE
+    assert not page.locator("#stack-trace").is_visible()  # folded under the message (issue 27)
+    page.click("#stack-trace-fold summary")
     assert page.inner_text("#stack-trace") == ev.STACK_TRACE
     assert page.inner_text(".page-header .badge") == "FAILED"
     parent = page.locator("#parent-run a")

@@ -64,7 +64,13 @@ class IoDiff(Model):
     rowCount: Pair
     byteCount: Pair
     fileCount: Pair
-    statisticsChanged: bool
+    statisticsChanged: bool = Field(
+        description="statistics changed before the run (those its failure emptied left out)"
+    )
+    causedByFailure: list[Literal["rowCount", "byteCount", "fileCount"]] = Field(
+        description="statistics a failed run reports as zero or not at all where the other run "
+        "had some: what the failure caused, not a change before it ran"
+    )
 
 
 class KeyChange(Model):
@@ -105,6 +111,12 @@ class Suspect(Model):
     detail: str
 
 
+class FailureEffect(Model):
+    kind: Literal["inputRead", "outputWritten"]
+    subject: str
+    detail: str
+
+
 class DatasetRef(Model):
     namespace: str
     name: str
@@ -130,6 +142,10 @@ class RunDiff(Model):
     error: str | None = Field(description="the run's error message")
     errorSummary: str | None = Field(description="its innermost exception's message")
     suspects: list[Suspect] = Field(description="what most likely made the difference, first")
+    causedByFailure: list[FailureEffect] = Field(
+        description="what a failed run's failure itself caused (reads and writes it emptied, "
+        "outputs it did not write), apart from what changed before it ran"
+    )
     prunedRuns: list[PrunedRun] = Field(
         description="runs of the job pruned that would have been compared with instead"
     )

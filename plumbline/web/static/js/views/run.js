@@ -30,7 +30,7 @@ export async function renderRun(root, { id }) {
     err ? h('div', { class: 'alert alert-error', id: 'run-error' },
       h('strong', null, 'Error'),
       errorMessage(err.message),
-      err.stackTrace ? h('details', { class: 'stack', open: true }, h('summary', null, `Stack trace${err.programmingLanguage ? ` (${err.programmingLanguage})` : ''}`),
+      err.stackTrace ? h('details', { class: 'stack', id: 'stack-trace-fold' }, h('summary', null, `Stack trace${err.programmingLanguage ? ` (${err.programmingLanguage})` : ''}`),
         h('pre', { class: 'stacktrace', id: 'stack-trace' }, err.stackTrace)) : null) : null,
     failed ? section('Root cause', rootCauseEl) : null,
     h('div', { class: 'grid-2' },
@@ -56,12 +56,13 @@ export async function renderRun(root, { id }) {
   return null;
 }
 
-/** The error's message; a long one (Spark puts a stack in it) shows its head and folds the rest. */
+/** The error's message; a long one (Spark puts a stack in it) shows its first line (the capture
+ * puts the innermost cause there) and folds the rest. */
 function errorMessage(message) {
   const text = String(message || '');
   const lines = text.split('\n');
   if (lines.length <= 4 && text.length <= 600) return h('div', { class: 'mono alert-msg', id: 'error-message' }, text);
-  const head = lines.slice(0, 3).join('\n');
+  const head = lines[0];
   return h('div', { id: 'error-message-long' },
     h('div', { class: 'mono alert-msg', id: 'error-message' }, head.length > 600 ? `${head.slice(0, 600)}…` : head),
     h('details', { class: 'stack' }, h('summary', null, `Full message (${lines.length} lines)`),

@@ -32,10 +32,9 @@ export async function renderRunDiff(root, { id }, query) {
     h('span', null, 'of job ', h('a', { href: links.job(job.namespace, job.name), 'data-link': '' }, jobName(job.name).short), h('span', { class: 'muted' }, ` · ${job.namespace}`)),
     pickerEl),
     againstNote(d),
-    d.error ? h('div', { class: 'alert alert-error', id: 'diff-error' }, h('strong', null, 'Error'),
-      d.errorSummary && d.errorSummary !== d.error ? h('div', { class: 'alert-msg', id: 'error-summary' }, d.errorSummary) : null,
-      h('div', { class: 'mono alert-msg' }, d.error)) : null,
+    d.error ? errorBlock(d) : null,
     section('What changed, most likely cause first', suspects(d.suspects, 'diff-suspects')),
+    (d.causedByFailure || []).length ? section('Caused by the failure (not a cause)', failureEffects(d.causedByFailure)) : null,
     section('Runs', runsTable(d)),
     section('Inputs', ioTable(d.inputs, 'diff-inputs', 'No inputs on either side.')),
     section('Outputs', ioTable(d.outputs, 'diff-outputs', 'No outputs on either side.')),
@@ -51,6 +50,17 @@ export async function renderRunDiff(root, { id }, query) {
       `Pruned runs of this job that could have been compared: ${d.prunedRuns.map((r) => `${shortId(r.id)} (pruned ${fmtTime(r.prunedAt)})`).join(', ')}.`) : null));
   fillPicker(pickerEl, d, against);
   return null;
+}
+
+/** The error: its summary (the innermost exception), the whole message folded under it. */
+function errorBlock(d) {
+  const error = String(d.error);
+  const gist = d.errorSummary || error.split('\n')[0];
+  return h('div', { class: 'alert alert-error', id: 'diff-error' }, h('strong', null, 'Error'),
+    h('div', { class: 'alert-msg', id: 'error-summary' }, gist),
+    error.trim() !== gist.trim() ? h('details', { class: 'stack', id: 'diff-error-full' },
+      h('summary', null, `Full error (${error.split('\n').length} lines)`),
+      h('pre', { class: 'stacktrace' }, error)) : null);
 }
 
 function againstNote(d) {
@@ -80,6 +90,22 @@ export function suspects(list, id) {
   return h('ol', { class: 'suspects', id }, list.map((s) => h('li', { 'data-kind': s.kind },
     h('span', { class: `tag ${s.kind === 'error' ? 'tag-indirect' : 'tag-direct'}` }, SUSPECT[s.kind] || s.kind), ' ',
     h('span', { class: 'mono' }, s.subject), s.detail ? h('span', { class: 'muted' }, ` · ${s.detail}`) : null)));
+}
+
+/** What a failed run's failure itself caused: reads and writes it emptied, outputs not written. */
+function failureEffects(list) {
+  const word = { inputRead: 'Read', outputWritten: 'Written' };
+  return h('ul', { class: 'suspects', id: 'diff-failure-effects' }, list.map((s) => h('li', { 'data-kind': s.kind },
+    h('span', { class: 'tag' }, word[s.kind] || s.kind), ' ',
+    h('span', { class: 'mono' }, s.subject), s.detail ? h('span', { class: 'muted' }, ` · ${s.detail}`) : null)));
+}
+
+/** A statistic's before → after, marked when the run's failure emptied it (a symptom). */
+function statistic(io, key, fmt) {
+  const pair = beforeAfter(io[key], fmt);
+  if (!(io.causedByFailure || []).includes(key)) return h('td', null, pair);
+  return h('td', { class: 'failure-effect', 'data-caused-by-failure': 'true', title: 'Emptied by the failure, not a change before the run' },
+    pair, h('div', { class: 'muted small' }, 'caused by the failure'));
 }
 
 function runsTable(d) {
@@ -116,8 +142,8 @@ function ioTable(list, id, empty) {
     h('td', null, io.status === 'kept' ? h('span', { class: 'muted' }, 'kept') : h('span', { class: `tag diff-${io.status === 'added' ? 'add' : 'del'}` }, io.status)),
     h('td', { class: 'version-cell' }, changedWord(io.versionChanged), ' ', beforeAfter(io.version, shortId)),
     h('td', { class: 'schema-cell' }, schemaChanges(io)),
-    h('td', null, beforeAfter(io.rowCount, fmtNumber)),
-    h('td', null, beforeAfter(io.byteCount, fmtBytes)))), { id });
+    statistic(io, 'rowCount', fmtNumber),
+    statistic(io, 'byteCount', fmtBytes))), { id });
 }
 
 function schemaChanges(io) {
