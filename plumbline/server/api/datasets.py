@@ -7,15 +7,13 @@ dataset exists) for the others. Writes (tags, delete) still need the dataset's n
 
 from __future__ import annotations
 
-from plumbline.server.api.factories import add_tag_routes
+from plumbline.server.api.factories import add_soft_delete_route, add_tag_routes
 from plumbline.server.api.models import Dataset, DatasetList, DatasetVersion, DatasetVersionList
 from plumbline.server.api.routing import (
-    AdminAccess,
     Limit,
     Offset,
     ReadAccess,
     Reader,
-    StoreEngine,
     make_router,
 )
 from plumbline.store.read import datasets, records
@@ -92,20 +90,15 @@ def get_dataset(
     return datasets.get_dataset(conn, namespace, dataset, principal.namespaces)
 
 
-@router.delete(
+add_soft_delete_route(
+    router,
     BASE + "/{dataset}",
-    response_model=Dataset,
+    names=("namespace", "dataset"),
+    thing="dataset",
     summary="Soft delete a dataset",
-    description="Hidden until a new event mentions the dataset again.",
+    response_model=Dataset,
+    hide=hiding.hide_dataset,
 )
-def delete_dataset(
-    *, namespace: str, dataset: str, engine: StoreEngine, principal: AdminAccess
-) -> records.Dataset:
-    principal.check_namespace(namespace)
-    with engine.begin() as conn:
-        return hiding.hide_dataset(conn, namespace, dataset)
-
-
 add_tag_routes(
     router,
     BASE + "/{dataset}/tags/{tag}",

@@ -1,9 +1,11 @@
-"""Factories for the routes the read API repeats: paged lists, and tagging.
+"""Factories for the routes the read API repeats: paged lists, tagging and soft delete.
 
 :func:`add_list_route`: ``GET`` a page of namespaces, sources or tags (``limit``, ``offset``) as the
 caller may see them. :func:`add_tag_routes`: ``POST …/tags/{tag}`` adds the tag (creating an unknown
 tag, as Marquez does, for a token not limited to namespaces: tags are global), ``DELETE`` removes it;
 both need the ``write`` scope and the namespace, and answer the tagged dataset or job as it is now.
+:func:`add_soft_delete_route`: ``DELETE`` a namespace, dataset or job (hidden until a new event
+mentions it again); needs the ``admin`` scope and the namespace, answers the thing as it was.
 """
 
 from __future__ import annotations
@@ -15,7 +17,15 @@ from typing import Any
 from fastapi import APIRouter
 from sqlalchemy.engine import Connection, Engine
 
-from plumbline.server.api.routing import Limit, Offset, ReadAccess, Reader, StoreEngine, WriteAccess
+from plumbline.server.api.routing import (
+    AdminAccess,
+    Limit,
+    Offset,
+    ReadAccess,
+    Reader,
+    StoreEngine,
+    WriteAccess,
+)
 from plumbline.server.auth import Principal
 from plumbline.store import VisibleTo
 from plumbline.store.read import tags
@@ -24,6 +34,8 @@ from plumbline.store.read import tags
 PageReader = Callable[[Connection, int, int, VisibleTo], Any]
 # tagging.tag_dataset(conn, namespace, name, tag, add=…) and its siblings
 Tagger = Callable[..., None]
+# hiding.hide_dataset(conn, namespace, name) and its siblings: the thing as it was before
+Hider = Callable[..., Any]
 # the answer, from the first two path parameters: get_dataset(conn, namespace, name), get_job(…)
 Answer = Callable[[Connection, str, str], Any]
 
@@ -76,6 +88,42 @@ def add_tag_routes(
         )
 
 
+def add_soft_delete_route(
+    router: APIRouter,
+    path: str,
+    *,
+    names: Sequence[str],
+    thing: str,
+    summary: str,
+    response_model: Any,
+    hide: Hider,
+) -> None:
+    """Add ``DELETE path``: ``hide(conn, *names)`` in one transaction, answering what it returns.
+
+    ``names`` are the path's parameters in order, the namespace first; the route is named
+    ``delete_<thing>`` (its OpenAPI operation id) and needs the ``admin`` scope and the namespace.
+    """
+
+    def endpoint(**params: Any) -> Any:
+        principal: Principal = params["principal"]
+        engine: Engine = params["engine"]
+        values = [params[name] for name in names]
+        principal.check_namespace(values[0])
+        with engine.begin() as conn:
+            return hide(conn, *values)
+
+    endpoint.__signature__ = _signature(names, AdminAccess)  # type: ignore[attr-defined]
+    router.add_api_route(
+        path,
+        endpoint,
+        methods=["DELETE"],
+        response_model=response_model,
+        summary=summary,
+        description=f"Hidden until a new event mentions the {thing} again.",
+        name=f"delete_{thing}",
+    )
+
+
 def thing_phrase(thing: str) -> str:
     """How a summary names the tagged thing: ``a dataset``, ``a field of a dataset``, ``a job``."""
     return {"field": "a field of a dataset"}.get(thing, f"a {thing}")
@@ -99,13 +147,18 @@ def _endpoint(
             tagger(conn, *values, params["tag"], add=add)
             return answer(conn, values[0], values[1])
 
+    endpoint.__signature__ = _signature((*names, "tag"), WriteAccess)  # type: ignore[attr-defined]
+    return endpoint
+
+
+def _signature(names: Sequence[str], access: Any) -> inspect.Signature:
+    """What FastAPI reads of a generated endpoint: the path parameters, the engine, the caller."""
     keyword = inspect.Parameter.KEYWORD_ONLY
-    endpoint.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-        [inspect.Parameter(name, keyword, annotation=str) for name in (*names, "tag")]
+    return inspect.Signature(
+        [inspect.Parameter(name, keyword, annotation=str) for name in names]
         + [
             inspect.Parameter("engine", keyword, annotation=StoreEngine),
-            inspect.Parameter("principal", keyword, annotation=WriteAccess),
+            inspect.Parameter("principal", keyword, annotation=access),
         ],
         return_annotation=dict,
     )
-    return endpoint

@@ -8,7 +8,7 @@ from typing import Annotated, get_args
 from fastapi import Query
 from pydantic import StringConstraints
 
-from plumbline.server.api.factories import add_tag_routes
+from plumbline.server.api.factories import add_soft_delete_route, add_tag_routes
 from plumbline.server.api.models import (
     Job,
     JobList,
@@ -18,12 +18,10 @@ from plumbline.server.api.models import (
     RunState,
 )
 from plumbline.server.api.routing import (
-    AdminAccess,
     Limit,
     Offset,
     ReadAccess,
     Reader,
-    StoreEngine,
     comma_list_pattern,
     make_router,
 )
@@ -119,20 +117,15 @@ def get_job(*, namespace: str, job: str, conn: Reader, principal: ReadAccess) ->
     return jobs.get_job(conn, namespace, job)
 
 
-@router.delete(
+add_soft_delete_route(
+    router,
     BASE + "/{job}",
-    response_model=Job,
+    names=("namespace", "job"),
+    thing="job",
     summary="Soft delete a job",
-    description="Hidden until a new event mentions the job again.",
+    response_model=Job,
+    hide=hiding.hide_job,
 )
-def delete_job(
-    *, namespace: str, job: str, engine: StoreEngine, principal: AdminAccess
-) -> records.Job:
-    principal.check_namespace(namespace)
-    with engine.begin() as conn:
-        return hiding.hide_job(conn, namespace, job)
-
-
 add_tag_routes(
     router,
     BASE + "/{job}/tags/{tag}",

@@ -6,13 +6,11 @@ jobs touch); others answer 404 on get.
 
 from __future__ import annotations
 
-from plumbline.server.api.factories import add_list_route
+from plumbline.server.api.factories import add_list_route, add_soft_delete_route
 from plumbline.server.api.models import Namespace, NamespaceList
 from plumbline.server.api.routing import (
-    AdminAccess,
     ReadAccess,
     Reader,
-    StoreEngine,
     make_router,
 )
 from plumbline.store.read import namespaces, records
@@ -36,15 +34,12 @@ def get_namespace(*, namespace: str, conn: Reader, principal: ReadAccess) -> rec
     return namespaces.get_namespace(conn, namespace, principal.namespaces)
 
 
-@router.delete(
+add_soft_delete_route(
+    router,
     "/namespaces/{namespace}",
-    response_model=Namespace,
+    names=("namespace",),
+    thing="namespace",
     summary="Soft delete a namespace with its datasets and jobs",
-    description="Hidden until a new event mentions the namespace again.",
+    response_model=Namespace,
+    hide=hiding.hide_namespace,
 )
-def delete_namespace(
-    *, namespace: str, engine: StoreEngine, principal: AdminAccess
-) -> records.Namespace:
-    principal.check_namespace(namespace)
-    with engine.begin() as conn:
-        return hiding.hide_namespace(conn, namespace)
