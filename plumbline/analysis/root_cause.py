@@ -37,6 +37,10 @@ from plumbline.store.read.run_facts import (
 from plumbline.store.read.versions import current_version, run_versions
 
 FAILED = ("FAIL", "ABORT")
+# The work budget of one root cause: the upstream runs it compares (each with its job's last
+# COMPLETE run before it, reading both runs' raw events), nearest first. A walk reaching more is
+# answered for these, with truncated true and truncatedReason "work budget".
+MAX_COMPARED_RUNS = 500
 # what in a diff makes an upstream run a suspect (a mere change of size does not)
 _STRONG = ("jobChanged", "outputChanged")
 
@@ -88,6 +92,7 @@ class RootCause:
     upstream: tuple[UpstreamRun, ...]
     pruned: tuple[PrunedRun, ...]
     truncated: bool
+    truncated_reason: str | None = None  # "node cap" or "work budget" when truncated
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -97,6 +102,7 @@ class RootCause:
             "upstream": [u.to_json() for u in self.upstream],
             "prunedRuns": [p.to_json() for p in self.pruned],
             "truncated": self.truncated,
+            "truncatedReason": self.truncated_reason,
         }
 
 
@@ -146,11 +152,17 @@ def root_cause(
     walk = upstream_run_walk(
         conn, start.id, max_depth=depth, cap=max(max_nodes, 1), visible_to=visible_to
     )
-    facts = runs_facts(conn, list(walk.depths))
+    reason = "node cap" if walk.truncated else None
+    depths = walk.depths
+    if len(depths) > MAX_COMPARED_RUNS + 1:  # the start and the nearest runs within the budget
+        nearest = sorted(depths, key=lambda pk: (pk != start.id, depths[pk], pk))
+        depths = {pk: depths[pk] for pk in nearest[: MAX_COMPARED_RUNS + 1]}
+        reason = "work budget"
+    facts = runs_facts(conn, list(depths))
     by_uuid = {f.uuid: f for f in facts.values()}
     produced: dict[str, set[Produced]] = {}
     missing: set[str] = set()
-    for link in run_versions(conn, list(walk.depths)):
+    for link in run_versions(conn, list(depths)):
         if link.direction != "input" or link.produced_by is None:
             continue
         if link.produced_by in by_uuid:
@@ -163,8 +175,8 @@ def root_cause(
     diffs = _diffs(conn, {**facts, start.id: start})
     own = diffs[start.id]
     upstream = [
-        _upstream(diffs[pk], facts[pk], walk.depths[pk], produced.get(facts[pk].uuid, set()))
-        for pk in walk.depths
+        _upstream(diffs[pk], facts[pk], depths[pk], produced.get(facts[pk].uuid, set()))
+        for pk in depths
         if pk != start.id and pk in facts
     ]
     upstream.sort(key=lambda u: (not u.suspect, u.distance, u.run.id))
@@ -174,7 +186,8 @@ def root_cause(
         changes=own.suspects,
         upstream=tuple(upstream),
         pruned=tuple(sorted(pruned.values(), key=lambda p: p.id)),
-        truncated=walk.truncated,
+        truncated=reason is not None,
+        truncated_reason=reason,
     )
 
 

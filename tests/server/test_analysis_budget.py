@@ -89,3 +89,35 @@ def test_analysis_reads_share_a_memory_budget(make_server: Any) -> None:
             for reservation in held:
                 reservation.release(reservation.held)
         assert _settled(budget) == 0  # every read gave its share back
+
+
+def test_root_cause_past_its_work_budget_answers_the_nearest_runs_and_says_so(
+    make_server: Any,
+) -> None:
+    from plumbline.analysis.root_cause import MAX_COMPARED_RUNS
+
+    server = make_server()
+    writers = MAX_COMPARED_RUNS + 100
+    events = []
+    for i in range(writers):
+        event = _event(str(uuid.uuid4()))
+        event["job"] = {"namespace": "team", "name": f"w{i}"}
+        event["inputs"] = []
+        event["outputs"] = [{"namespace": "lake", "name": f"part{i}"}]
+        events.append(event)
+    sink = str(uuid.uuid4())
+    last = _event(sink)
+    last["eventTime"] = "2026-01-02T00:00:00Z"
+    last["job"] = {"namespace": "team", "name": "sink"}
+    last["inputs"] = [{"namespace": "lake", "name": f"part{i}"} for i in range(writers)]
+    with httpx.Client(base_url=server.url + "/api/v1", timeout=120) as client:
+        for body in (events, last):
+            assert client.post("/lineage", json=body).status_code == 201
+        answer = client.get(f"/jobs/runs/{sink}/root-cause")
+        assert answer.status_code == 200, answer.text
+        body = answer.json()
+        assert (body["truncated"], body["truncatedReason"]) == (True, "work budget")
+        assert len(body["upstream"]) == MAX_COMPARED_RUNS
+        # within the budget the answer is whole and says so
+        one = client.get(f"/jobs/runs/{events[0]['run']['runId']}/root-cause").json()
+        assert (one["truncated"], one["truncatedReason"]) == (False, None)

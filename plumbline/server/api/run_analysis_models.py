@@ -175,6 +175,11 @@ class RootCause(Model):
     upstream: list[UpstreamRun] = Field(description="suspects first, each group nearest first")
     prunedRuns: list[PrunedRun] = Field(description="writers of versions read, since pruned")
     truncated: bool
+    truncatedReason: Literal["node cap", "work budget"] | None = Field(
+        default=None,
+        description="why the answer is cut: the walk reached the node cap, or more upstream runs "
+        "than one answer compares (the nearest are kept); null when complete",
+    )
 
 
 class VersionNode(Model):
