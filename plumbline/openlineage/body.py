@@ -103,6 +103,22 @@ def parse_element(data: bytes) -> Outcome:
     return _slow(document, data)
 
 
+_KEYS = msgspec.json.Decoder(dict[str, msgspec.Raw])
+
+
+def surely_rejected(data: bytes) -> bool:
+    """True when an element of a batch surely breaks the spec, told without validating it: it
+    is not a JSON object, or it has no ``eventTime`` or no ``producer`` (every event kind needs
+    both). False decides nothing: :func:`parse_element` does."""
+    try:
+        keys = _KEYS.decode(data)
+    except msgspec.ValidationError:
+        return True  # valid JSON, not an object
+    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
+        return False
+    return "producer" not in keys or ("eventTime" not in keys and "event_time" not in keys)
+
+
 def _is_utf8(data: bytes) -> bool:
     try:
         data.decode("utf-8", "surrogatepass")  # as json.loads reads bytes

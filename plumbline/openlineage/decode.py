@@ -89,8 +89,8 @@ def decode_json(body: bytes) -> Any:
             f"({exc.reason} at byte {exc.start})"
         ) from None
     except ValueError as exc:  # NaN, Infinity, -Infinity: json does not say where
-        where = _msgspec_offset(body)
-        at = f" at byte {where}" if where is not None else ""
+        offset = _msgspec_offset(body)
+        at = f" at byte {offset}" if offset is not None else ""
         raise MalformedBodyError(f"the body is not valid JSON: {exc}{at}") from None
     except RecursionError:
         raise TooDeepError("the JSON is nested too deep to decode") from None
@@ -154,6 +154,30 @@ def split_array(body: bytes) -> list[bytes]:
     if any(not element for element in elements):
         raise MalformedBodyError("the body is not valid JSON: an empty array element")
     return elements
+
+
+_STRING_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"', re.S)
+_NOT_STRUCTURE = bytes(set(range(256)) - set(b"{}[],"))
+_INNERMOST = re.compile(rb"\{[^{}\[\]]*\}|\[[^{}\[\]]*\]")
+
+
+def count_elements(body: bytes) -> int:
+    """How many elements the JSON array ``body`` has, without building them (C-speed passes:
+    strings dropped, then the innermost groups, level by level); at most ``body.count(b",") + 1``
+    (that bound when the brackets do not balance: the decoder then refuses the body)."""
+    bound = body.count(b",") + 1
+    shape = _STRING_TOKEN.sub(b"", body).translate(None, _NOT_STRUCTURE)
+    if shape[:1] != b"[" or shape[-1:] != b"]":
+        return bound
+    shape = shape[1:-1]
+    while True:
+        shorter = _INNERMOST.sub(b"", shape)
+        if len(shorter) == len(shape):
+            break
+        shape = shorter
+    if shape.translate(None, b",") != b"":  # unbalanced: the decoder refuses it anyway
+        return bound
+    return shape.count(b",") + 1
 
 
 def split_batch(document: Any) -> tuple[list[Any], bool]:

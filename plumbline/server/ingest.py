@@ -31,21 +31,24 @@ from plumbline.openlineage import (
     parse_body,
     parse_event,
 )
-from plumbline.openlineage.body import Outcome, parse_element, split_body
+from plumbline.openlineage.body import Outcome, parse_element, split_body, surely_rejected
 from plumbline.openlineage.decode import (
     BodyTooLargeError,
     MalformedBodyError,
     UnsupportedEncodingError,
+    count_elements,
     decompress,
 )
 from plumbline.openlineage.errors import Violation
 from plumbline.server import forwarding, metrics
 from plumbline.server.auth import Principal, require
 from plumbline.server.catalog import enrich_event
-from plumbline.server.errors import APIError, ErrorBody, ErrorItem, FieldError
+from plumbline.server.errors import APIError, ErrorBody, ErrorItem
 from plumbline.server.fresh_reads import READ_WAIT_SECONDS, wait_until_normalized
 from plumbline.server.ingest_budget import (
     DECOMPRESS_COST,
+    ELEMENT_COST,
+    MAX_BATCH_EVENTS,
     PARSE_COST,
     RECEIVE_COST,
     SPLIT_COST,
@@ -53,6 +56,7 @@ from plumbline.server.ingest_budget import (
     IngestBudget,
     Reservation,
 )
+from plumbline.server.ingest_report import Rejections
 from plumbline.server.settings import ServerSettings
 from plumbline.store import existing_fields
 from plumbline.store.write import writer_for
@@ -68,8 +72,10 @@ class IngestResult(BaseModel):
     accepted: int  # valid events (newly stored or already stored)
     stored: int  # events stored by this request (0 with --store off)
     duplicates: int  # valid events that were already stored
-    rejected: list[int]  # indexes of the events that break the spec (batches)
-    errors: list[ErrorItem]
+    rejected: list[int]  # indexes of the rejected events (batches): the first 1,000
+    rejectedCount: int  # every rejected event
+    errors: list[ErrorItem]  # why: the reasons of the first ones (at most 100, 32 KiB)
+    errorsOmitted: int  # rejected events whose reasons ``errors`` does not (all) list
 
 
 _REQUEST_BODY = {
@@ -206,7 +212,10 @@ def ingest_body(
         if compressed:  # decompression may hold this much before its size is known
             held.reserve_up_to(held.held + DECOMPRESS_COST * settings.max_body_bytes, wait=True)
         text = decompress(body, encoding, settings.max_body_bytes)
+        elements = _reserve_request(held, body, text, compressed)
         split = split_body(text)
+        if split is not None and split.is_batch and elements > len(split.sent):
+            held.release(ELEMENT_COST * (elements - len(split.sent)))  # reserved for at most
     except BodyTooLargeError as exc:
         raise APIError(413, str(exc)) from None
     except UnsupportedEncodingError as exc:
@@ -215,87 +224,132 @@ def ingest_body(
         raise APIError(400, str(exc)) from None
 
     whole = split is None or not split.is_batch  # one event, or a body json must read whole
-    held.reserve_up_to(
-        RECEIVE_COST * len(body)
-        + (DECOMPRESS_COST * len(text) if compressed else 0)
-        + (SPLIT_COST + PARSE_COST) * len(text),
-        wait=True,
-    )  # before any event is stored: a 503 leaves nothing behind
-    ingestion = _Ingestion(engine, settings, principal)
+    ingestion = _Ingestion(engine, settings, principal, is_batch=not whole)
     if whole:
         try:
             parsed_body = parse_body(text)
         except MalformedBodyError as exc:
             raise APIError(400, str(exc)) from None
-        ingestion.take(parsed_body.outcomes, parsed_body.sent, 0, parsed_body.is_batch)
+        ingestion.rejections.is_batch = parsed_body.is_batch
+        for index, (parsed, data) in enumerate(
+            zip(parsed_body.outcomes, parsed_body.sent, strict=True)
+        ):
+            ingestion.take(parsed, data, index)
         ingestion.store(held.hand_over(PARSE_COST * len(text)))
     else:
         assert split is not None
-        ingestion.take([_parsed(data) for data in split.sent], split.sent, 0, True)
+        sent = split.sent
+        for index, data in enumerate(sent):
+            ingestion.take(ingestion.parse(data), data, index)
+            sent[index] = b""  # rejected: let it go now (accepted: the event holds it)
         # the parsed events are the normalizer's now: so is their memory
         ingestion.store(held.hand_over(PARSE_COST * len(text)))
     return ingestion.result(len(split.sent) if split is not None else None)
 
 
-def _parsed(data: bytes) -> Outcome:
-    try:
-        return parse_element(data)
-    except MalformedBodyError as exc:  # split_body checked the encoding: not expected
-        return EventValidationError([Violation(None, str(exc))])
+def _reserve_request(held: Reservation, body: bytes, text: bytes, compressed: bool) -> int:
+    """Reserve what the request will hold before its body is split (waiting for room): its
+    bytes at their costs, and :data:`ELEMENT_COST` per element of a batch (413 past
+    :data:`MAX_BATCH_EVENTS`, or when they could never fit in the budget). Returns the elements
+    reserved for (a bound: the split gives back what it did not need)."""
+    per_bytes = (
+        RECEIVE_COST * len(body)
+        + (DECOMPRESS_COST * len(text) if compressed else 0)
+        + (SPLIT_COST + PARSE_COST) * len(text)
+    )
+    budget = held.budget
+    room = budget.capacity - budget.standing
+    if budget.share is not None:  # one client holds at most its share
+        room = min(room, budget.share)
+    elements = 0
+    if text.lstrip(b" \t\n\r")[:1] == b"[":
+        elements = text.count(b",") + 1  # at most (commas inside events count too)
+        if elements > MAX_BATCH_EVENTS or per_bytes + ELEMENT_COST * elements > room:
+            elements = count_elements(text)  # exactly, without building them
+        if elements > MAX_BATCH_EVENTS:
+            raise APIError(413, f"the batch has {elements:,} events: at most {MAX_BATCH_EVENTS:,}")
+    total = per_bytes + ELEMENT_COST * elements
+    if total > room:
+        raise APIError(
+            413,
+            f"the batch's {elements:,} events need more memory than the ingestion budget holds "
+            "(--ingest-memory-bytes): send them in smaller batches",
+        )
+    held.reserve_up_to(total, wait=True)  # before any event is stored: a 503 leaves nothing
+    return elements
+
+
+_KNOWN_SIZE = 256  # elements this small are remembered when rejected…
+_KNOWN = 4096  # …this many of them, per request
 
 
 class _Ingestion:
     """The events of one request: validated, checked against the token and each other, stored,
     summed up in the answer."""
 
-    def __init__(self, engine: Engine, settings: ServerSettings, principal: Principal) -> None:
+    def __init__(
+        self, engine: Engine, settings: ServerSettings, principal: Principal, *, is_batch: bool
+    ) -> None:
         self.engine = engine
         self.settings = settings
         self.principal = principal
         self.accepted: list[ParsedEvent] = []  # not stored yet
         self.received: dict[str, bytes] = {}  # digest -> the event as received (to forward)
-        self.rejected: list[int] = []
-        self.refused = 0  # rejected because the token may not write their namespaces
-        self.errors: list[FieldError] = []
+        self.rejections = Rejections(is_batch)
         self.run_jobs: dict[str, tuple[str, str]] = {}  # run id -> its job, in this request
         self.total_accepted = 0
         self.stored = 0
         self.duplicates = 0
-        self.is_batch = False
+        # small rejected elements already seen in this request, by their bytes (a body of a
+        # million `{}` is validated once)
+        self.rejected_before: dict[bytes, EventValidationError] = {}
 
-    def take(self, outcomes: list[Outcome], sent: list[bytes], first: int, is_batch: bool) -> None:
-        """Check the outcomes of events ``first``…: valid, the token's to write (the namespace
+    def parse(self, data: bytes) -> Outcome | None:
+        """One element of a batch: the event, why it is rejected, or None when it surely is
+        and no reason of it would be listed any more (told without validating it)."""
+        small = len(data) <= _KNOWN_SIZE
+        if small and data in self.rejected_before:
+            return self.rejected_before[data]
+        if not self.rejections.wants_reasons and surely_rejected(data):
+            return None
+        try:
+            outcome = parse_element(data)
+        except MalformedBodyError as exc:  # split_body checked the encoding: not expected
+            outcome = EventValidationError([Violation(None, str(exc))])
+        if (
+            small
+            and isinstance(outcome, EventValidationError)
+            and len(self.rejected_before) < _KNOWN
+        ):
+            self.rejected_before[data] = outcome
+        return outcome
+
+    def take(self, parsed: Outcome | None, data: bytes, index: int) -> None:
+        """Check the outcome of event ``index``: valid, the token's to write (the namespace
         rule of :mod:`plumbline.server.auth`), and not reusing another job's run id."""
-        self.is_batch = is_batch
-        for offset, (parsed, data) in enumerate(zip(outcomes, sent, strict=True)):
-            index = first + offset
-            if isinstance(parsed, EventValidationError):
-                self.rejected.append(index)
-                self.errors.extend(
-                    FieldError(v.message, v.field, index if is_batch else None)
-                    for v in parsed.violations
-                )
-                continue
-            refusal = self.principal.event_refusal(parsed.raw)
-            if refusal is not None:
-                self.rejected.append(index)
-                self.refused += 1
-                field, reason = refusal
-                self.errors.append(FieldError(reason, field, index if is_batch else None))
-                continue
-            screened = self.principal.screened(parsed.raw, self._known(parsed.raw))
-            if screened is not parsed.raw:  # foreign inputs' facets dropped: store and forward that
-                parsed = dataclasses.replace(parse_event(dict(screened)), digest=parsed.digest)
-                data = parsed.canonical
-            reused = _reused_run_id(parsed, self.run_jobs)
-            if reused is not None:
-                self.rejected.append(index)
-                self.errors.append(FieldError(reused, "run.runId", index if is_batch else None))
-                continue
-            self.received[parsed.digest] = data
-            if self.settings.catalogs and self.settings.store:
-                parsed = _enriched(self.settings, parsed)
-            self.accepted.append(parsed)
+        rejections = self.rejections
+        if parsed is None:
+            rejections.add_unexplained(index)
+            return
+        if isinstance(parsed, EventValidationError):
+            rejections.add(index, ((v.field, v.message) for v in parsed.violations))
+            return
+        refusal = self.principal.event_refusal(parsed.raw)
+        if refusal is not None:
+            rejections.add(index, [refusal], refused=True)
+            return
+        screened = self.principal.screened(parsed.raw, self._known(parsed.raw))
+        if screened is not parsed.raw:  # foreign inputs' facets dropped: store and forward that
+            parsed = dataclasses.replace(parse_event(dict(screened)), digest=parsed.digest)
+            data = parsed.canonical
+        reused = _reused_run_id(parsed, self.run_jobs)
+        if reused is not None:
+            rejections.add(index, [("run.runId", reused)])
+            return
+        self.received[parsed.digest] = data
+        if self.settings.catalogs and self.settings.store:
+            parsed = _enriched(self.settings, parsed)
+        self.accepted.append(parsed)
 
     def _known(self, raw: Mapping[str, Any]) -> set[tuple[str, str, str]]:
         """The foreign fields ``raw``'s column lineage names that exist (a limited token may
@@ -347,26 +401,29 @@ class _Ingestion:
 
     def result(self, events: int | None) -> dict[str, Any]:
         """The answer (201), or :class:`APIError` 422 when no event was accepted."""
-        metrics.record_ingest(self.total_accepted, len(self.rejected))
-        if not self.total_accepted and self.refused == len(self.rejected) > 0:
-            raise APIError(403, self.errors[0].message, self.errors)
+        rejections = self.rejections
+        metrics.record_ingest(self.total_accepted, rejections.count)
+        if not self.total_accepted and rejections.refused == rejections.count > 0:
+            raise APIError(403, rejections.errors[0].message, rejections.errors)
         if not self.total_accepted:
             message = "the event breaks the OpenLineage specification"
-            if self.is_batch:
-                message = f"none of the {events or len(self.rejected)} events is valid OpenLineage"
-            raise APIError(422, message, self.errors)
+            if rejections.is_batch:
+                message = f"none of the {events or rejections.count} events is valid OpenLineage"
+            raise APIError(422, message + rejections.summary(), rejections.errors)
         logger.debug(
             "ingested %d events (%d new, %d rejected)",
             self.total_accepted,
             self.stored,
-            len(self.rejected),
+            rejections.count,
         )
         return {
             "accepted": self.total_accepted,
             "stored": self.stored,
             "duplicates": self.duplicates,
-            "rejected": self.rejected,
-            "errors": [error.to_json() for error in self.errors],
+            "rejected": rejections.indexes,
+            "rejectedCount": rejections.count,
+            "errors": [error.to_json() for error in rejections.errors],
+            "errorsOmitted": rejections.omitted,
         }
 
 

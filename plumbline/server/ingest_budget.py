@@ -13,12 +13,13 @@ that ingestion holds beyond the caches (docs/reference.md, "Ingestion memory").
 A body reserves its memory as its bytes arrive (what is received, not what ``Content-Length``
 declares: a client declaring 10 MB and sending 1 byte holds 2 bytes, issue 28 item 6); once it is
 complete, the request reserves what parsing it will hold (:func:`request_cost`); a compressed one
-reserves what decompression may hold first, then the rest once its size is known; every
-reservation is made before any of the request's events is stored. One client (a token; in open
-mode a client address) holds at most its share of the budget (:func:`client_share`: half of it,
-or one largest request when that is more): past it, its request is answered 503 at once, so one
-client cannot take the budget from the others. A reservation that does
-not fit waits, first come first served, up to :data:`WAIT_SECONDS` for what is held to be given
+reserves what decompression may hold first, then the rest once its size is known; each element
+of a batch also reserves :data:`ELEMENT_COST`, accepted or rejected, before the batch is split (a
+million tiny rejected elements held ~40 times their bytes); every reservation is made before
+any of the request's events is stored. One client (a token; in open mode a client address)
+holds at most its share of the budget (:func:`client_share`: half of it, or one largest request
+when that is more): past it, its request is answered 503 at once, so one client cannot take the
+budget from the others. A reservation that does not fit waits, first come first served, up to :data:`WAIT_SECONDS` for what is held to be given
 back; when it still does not fit, the request is answered **503** with ``Retry-After`` set to
 the wait expected from the rate at which the budget has recently been given back (producers
 retry 503; the OpenLineage client does). Everything a request reserved is given back when it is
@@ -47,6 +48,11 @@ RECEIVE_COST = 2
 DECOMPRESS_COST = 2
 SPLIT_COST = 1
 PARSE_COST = 16
+# bytes of memory per element of a batch, whatever its size (rejected ones too): the splitter's
+# view of it and its bytes (bench/bad_events.py: ~115 for a million `{}`); a batch holds at most
+# MAX_BATCH_EVENTS elements (more: 413), so elements cost at most 128 MiB beside their bytes
+ELEMENT_COST = 128
+MAX_BATCH_EVENTS = 1_048_576
 # bytes of memory per byte of events' JSON the normalizer writes in one group (rows, statements,
 # results; tracemalloc peak of one group of MAX_GROUP_BYTES): its standing share of the budget
 NORMALIZE_COST = 24

@@ -139,7 +139,7 @@ def _repeated(scope: Scope, names: tuple[str, ...]) -> str | None:
     """The first of ``names`` (lower-case) the request carries more than once, else None."""
     seen: set[str] = set()
     for key, _ in scope.get("headers", []):
-        name = key.decode("latin-1").lower()
+        name: str = key.decode("latin-1").lower()
         if name in names:
             if name in seen:
                 return name

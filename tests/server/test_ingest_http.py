@@ -27,7 +27,9 @@ def test_single_event_is_stored(live_server: Any) -> None:
         "stored": 1,
         "duplicates": 0,
         "rejected": [],
+        "rejectedCount": 0,
         "errors": [],
+        "errorsOmitted": 0,
     }
     assert count(live_server.db_url, "lineage_events") == 1
     assert count(live_server.db_url, "job_dataset_edges") == 2
