@@ -69,3 +69,22 @@ def test_siblings_are_in_the_graph(live_server: Any) -> None:
         "job:sib:load_b",
         "job:sib:report",
     ]
+
+
+def test_depth_0_of_a_job_past_the_node_cap_keeps_the_job(make_server: Any) -> None:
+    # issue 28 item 9: a job with more datasets than the cap answered an empty graph
+    server = make_server(max_graph_nodes=10)
+    inputs = [{"namespace": "db", "name": f"in_{i:03}"} for i in range(30)]
+    body = event(str(uuid.uuid4()), job="wide", namespace="wide", inputs=inputs)
+    assert post(server.url, body).status_code == 201
+    for depth in (0, 1):
+        answer = httpx.get(
+            f"{server.url}/api/v1/lineage",
+            params={"nodeId": "job:wide:wide", "depth": depth},
+            timeout=30,
+        ).json()
+        ids = {node["id"] for node in answer["graph"]}
+        assert "job:wide:wide" in ids, answer
+        assert answer["truncated"] is True and len(ids) <= 10, ids
+        edges = {(e["origin"], e["destination"]) for n in answer["graph"] for e in n["inEdges"]}
+        assert edges and all(a in ids and b in ids for a, b in edges), edges

@@ -149,6 +149,14 @@ def get_lineage(
         new = {e.dataset_id for e in edges.get(job, []) if e.dataset_id not in datasets}
         if len(jobs) + len(datasets) + 1 + len(new) > cap:
             truncated = True
+            if not jobs and job == start and node.kind == "JOB":
+                # the start job alone is past the cap: it is kept, with the datasets that fit
+                room = max(cap - 1 - len(datasets), 0)
+                kept = [e for e in edges.get(job, []) if e.dataset_id not in datasets]
+                shown = {e.dataset_id for e in kept[:room]}
+                edges[job] = [e for e in edges.get(job, []) if e.dataset_id in shown]
+                jobs.append(job)
+                datasets |= shown
             break
         jobs.append(job)
         datasets |= new
