@@ -17,6 +17,7 @@ import click
 import httpx
 from rich.console import Console
 
+from plumbline.cli.options import api_key_option, url_option
 from plumbline.openlineage.urls import LINEAGE_PATH, redact_url
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -31,21 +32,8 @@ def server_options(func: F) -> F:
         show_default=True,
         help="Seconds to wait for the answer.",
     )(func)
-    func = click.option(
-        "--api-key",
-        envvar="PLUMBLINE_API_KEY",
-        show_envvar=True,
-        help="Sent as 'Authorization: Bearer KEY'.",
-    )(func)
-    func = click.option(
-        "--url",
-        envvar="PLUMBLINE_URL",
-        default="http://127.0.0.1:5000",
-        show_default=True,
-        show_envvar=True,
-        help="The plumbline server's base URL.",
-    )(func)
-    return func
+    func = api_key_option()(func)
+    return url_option("The plumbline server's base URL.")(func)
 
 
 def format_option(*choices: str, row: str = "node") -> Callable[[F], F]:

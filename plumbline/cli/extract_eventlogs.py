@@ -15,6 +15,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from plumbline.cli.options import api_key_option, url_option
 from plumbline.cli.since import since_option
 from plumbline.openlineage.urls import redact_url
 
@@ -46,13 +47,8 @@ def _stopping_on_signals(options: Any) -> Iterator[None]:
 @click.option(
     "--master", default=None, help="Spark master URL (default: local[*], or spark-submit's)."
 )
-@click.option("--url", default=None, help="Post the events to this server (base URL or endpoint).")
-@click.option(
-    "--api-key",
-    envvar="PLUMBLINE_API_KEY",
-    show_envvar=True,
-    help="Sent as 'Authorization: Bearer KEY' with --url.",
-)
+@url_option("Post the events to this server (base URL or endpoint).", from_env=False)
+@api_key_option("Sent as 'Authorization: Bearer KEY' with --url.")
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),

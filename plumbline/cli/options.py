@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import click
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+DEFAULT_SERVER_URL = "http://127.0.0.1:5000"
 
 
 def check_db_url(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -42,19 +47,47 @@ class ScriptPath(click.Path):
         return super().convert(value, param, ctx)
 
 
+def url_option(help: str, *, from_env: bool = True) -> Callable[[F], F]:
+    """``--url``: the server a command asks or sends to. With ``from_env`` it falls back to
+    ``PLUMBLINE_URL``, then the local server; without, it is None unless given (the capture
+    reads ``PLUMBLINE_URL`` itself, after the Spark conf)."""
+    if not from_env:
+        return click.option("--url", default=None, help=help)
+    return click.option(
+        "--url",
+        envvar="PLUMBLINE_URL",
+        default=DEFAULT_SERVER_URL,
+        show_default=True,
+        show_envvar=True,
+        help=help,
+    )
+
+
+def api_key_option(
+    help: str = "Sent as 'Authorization: Bearer KEY'.", *, from_env: bool = True
+) -> Callable[[F], F]:
+    """``--api-key``: the bearer token sent with each request; ``PLUMBLINE_API_KEY`` with
+    ``from_env``."""
+    if not from_env:
+        return click.option("--api-key", default=None, help=help)
+    return click.option("--api-key", envvar="PLUMBLINE_API_KEY", show_envvar=True, help=help)
+
+
 def capture_options(command: click.decorators.FC) -> click.decorators.FC:
     """The capture's settings as options (`--transport`, `--url`, `--api-key`, `--path`,
     `--namespace`), passed to the command as keyword arguments of the same names."""
+    from plumbline.transports.config import TRANSPORT_TYPES
+
     for option in reversed(
         [
             click.option(
                 "--transport",
-                type=click.Choice(["http", "file", "console"]),
+                type=click.Choice(TRANSPORT_TYPES),
                 default=None,
                 help="Where events go (default: Spark conf, then PLUMBLINE_TRANSPORT_TYPE).",
             ),
-            click.option("--url", default=None, help="OpenLineage URL for the http transport."),
-            click.option("--api-key", default=None, help="API key sent as a Bearer token."),
+            url_option("OpenLineage URL for the http transport.", from_env=False),
+            api_key_option("API key sent as a Bearer token.", from_env=False),
             click.option("--path", default=None, help="JSON Lines file for the file transport."),
             click.option("--namespace", default=None, help="Job namespace (default: 'default')."),
         ]

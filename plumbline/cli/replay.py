@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
 from rich.table import Table
 
+from plumbline.cli.options import api_key_option, url_option
 from plumbline.openlineage.urls import lineage_endpoint, redact_url
 from plumbline.transports import HttpTransport, TransportConfig, TransportConfigError
 from plumbline.transports.replay import Problem, Replayer, read_lines, write_failed
@@ -18,20 +19,8 @@ _SHOW_AT_MOST = 50  # per kind of problem; the .failed.jsonl file holds them all
 
 @click.command()
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option(
-    "--url",
-    envvar="PLUMBLINE_URL",
-    default="http://127.0.0.1:5000",
-    show_default=True,
-    show_envvar=True,
-    help="Server base URL (gets /api/v1/lineage appended) or a full endpoint URL.",
-)
-@click.option(
-    "--api-key",
-    envvar="PLUMBLINE_API_KEY",
-    show_envvar=True,
-    help="Sent as 'Authorization: Bearer KEY'.",
-)
+@url_option("Server base URL (gets /api/v1/lineage appended) or a full endpoint URL.")
+@api_key_option()
 @click.option(
     "--batch-size",
     type=click.IntRange(min=1),

@@ -8,8 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from plumbline.cli.options import ScriptPath
-from plumbline.transports.config import TRANSPORT_TYPES
+from plumbline.cli.options import ScriptPath, capture_options
 
 if TYPE_CHECKING:
     from plumbline.spark.settings import CaptureSettings
@@ -19,16 +18,7 @@ if TYPE_CHECKING:
     "run",
     context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
 )
-@click.option(
-    "--transport",
-    type=click.Choice(TRANSPORT_TYPES),
-    default=None,
-    help="Where events go (default: Spark conf, then PLUMBLINE_TRANSPORT_TYPE).",
-)
-@click.option("--url", default=None, help="OpenLineage URL for the http transport.")
-@click.option("--api-key", default=None, help="API key sent as a Bearer token.")
-@click.option("--path", default=None, help="JSON Lines file for the file transport.")
-@click.option("--namespace", default=None, help="Job namespace (default: 'default').")
+@capture_options
 @click.argument("script", type=ScriptPath(exists=True, dir_okay=False))
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def run(
