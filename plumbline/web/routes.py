@@ -17,7 +17,8 @@ log = logging.getLogger(__name__)
 STATIC_DIR = Path(__file__).parent / "static"
 ASSETS_PREFIX = "/ui-assets"
 
-# First path segments that the UI's client-side router owns. Anything else (``/api``,
+# First path segments that the UI's client-side router owns (the pages of app.js's `routes`
+# table: tests/web/test_route_tables.py holds the two together). Anything else (``/api``,
 # ``/metrics``, ``/openapi.json``, ``/docs``, ...) is never answered by the fallback.
 UI_ROUTES = frozenset(
     {"", "datasets", "jobs", "runs", "lineage", "impact", "events", "alerts", "coverage"}
@@ -50,7 +51,7 @@ async def _spa_index(request: Request) -> Response:
 
 def mount_ui(app: FastAPI) -> None:
     """Serve the UI at ``/`` on ``app``: assets under ``/ui-assets`` and ``index.html`` for
-    every UI deep link (``/datasets/...``, ``/jobs/...``, ``/runs/...``, ``/lineage``, ``/impact``, ``/events``).
+    every UI deep link (a path whose first segment is in ``UI_ROUTES``).
     """
     app.mount(ASSETS_PREFIX, StaticFiles(directory=STATIC_DIR), name="ui-assets")
     app.router.routes.append(
