@@ -131,11 +131,17 @@ class Replayer:
         if response is not None:
             # A server may accept a batch in part (plumbline answers 201 listing rejected indexes).
             rejected = _rejected_in(response, len(batch))
-            for index, (line, _) in enumerate(batch):
+            known = _listed_up_to(response, rejected, len(batch))
+            for index, (line, _) in enumerate(batch[:known]):
                 if index in rejected:
                     report.rejected.append(Problem(line, rejected[index]))
                 else:
                     report.sent += 1
+            if known < len(batch):
+                # the answer lists only the first rejected events (plumbline: 1,000): the
+                # events after the last one listed are sent again (the accepted ones are
+                # duplicates, stored once), so that each rejected one is named
+                self._send(batch[known:], report)
         elif error is not None and error.retryable:
             self._gave_up = f"not sent: server unavailable ({error})"
             report.undelivered.extend(Problem(line, str(error)) for line, _ in batch)
@@ -181,6 +187,19 @@ def _rejected_in(response: httpx.Response, count: int) -> dict[int, str]:
                 f"{field_name}: {message}" if field_name else str(message)
             )
     return {index: "; ".join(texts) or "no reason given" for index, texts in reasons.items()}
+
+
+def _listed_up_to(response: httpx.Response, rejected: dict[int, str], count: int) -> int:
+    """How many of the batch's events the answer accounts for: all of them, or, when it counts
+    more rejected events (``rejectedCount``) than it lists, those up to the last one listed."""
+    try:
+        body = response.json()
+    except ValueError:
+        return count
+    total = body.get("rejectedCount") if isinstance(body, Mapping) else None
+    if not isinstance(total, int) or total <= len(rejected) or not rejected:
+        return count
+    return max(rejected) + 1
 
 
 def _is_index(value: Any, count: int) -> bool:

@@ -85,3 +85,22 @@ def test_a_batch_past_the_most_elements_is_413_before_it_is_split(live_server: A
     response = post(live_server.url, None, raw=_with_junk(b"0", MAX_BATCH_EVENTS))
     assert response.status_code == 413, response.text[:1000]
     assert f"at most {MAX_BATCH_EVENTS:,}" in response.json()["message"]
+
+
+def test_replay_names_every_rejected_event_of_a_batch_past_the_listed_ones(
+    live_server: Any,
+) -> None:
+    # the answer lists the first 1,000 rejected: replay sends the unlisted rest again, so each
+    # of 1,500 rejected lines is reported and the valid ones (first and last) are sent once
+    from plumbline.transports.config import TransportConfig
+    from plumbline.transports.http import HttpTransport
+    from plumbline.transports.replay import Line, Replayer
+
+    good = [event(str(uuid.uuid4()), job=f"kept_{i}") for i in range(2)]
+    documents = [good[0], *({"n": i} for i in range(1500)), good[1]]
+    lines = [Line(i + 1, json.dumps(d).encode()) for i, d in enumerate(documents)]
+    transport = HttpTransport(TransportConfig(type="http", url=live_server.url))
+    report = Replayer(transport, batch_size=2000).replay(iter(lines))
+    assert report.sent == 2
+    assert sorted(p.line.number for p in report.rejected) == list(range(2, 1502))
+    assert count(live_server.db_url, "lineage_events") == 2
