@@ -53,6 +53,7 @@ SCOPE_OF: dict[tuple[str, str], str | None] = {
     ("POST", "/api/v1/namespaces/{namespace}/jobs/{job}/tags/{tag}"): "write",
     ("DELETE", "/api/v1/namespaces/{namespace}/jobs/{job}/tags/{tag}"): "write",
     ("GET", "/api/v1/jobs/runs"): "read",
+    ("GET", "/api/v1/failed-runs"): "read",
     ("GET", "/api/v1/jobs/runs/{id}"): "read",
     ("GET", "/api/v1/jobs/runs/{id}/facets"): "read",
     ("GET", "/api/v1/column-lineage"): "read",
