@@ -6,7 +6,9 @@
   ``plumbline.store.read`` and ``plumbline.store.write``), ``plumbline.server``; a module listed
   in one of them is public except for its names with a leading underscore.
 - The environment is read only at the edges (the command line, settings builders).
-- Every exception plumbline raises on purpose derives from :class:`PlumblineError`.
+- Every exception plumbline raises on purpose derives from :class:`PlumblineError`, and the tree
+  drawn in ``plumbline/errors.py``'s docstring lists every one of them (as httpx's
+  ``_exceptions.py`` does).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import ast
 import importlib
 import importlib.util
+import re
 from pathlib import Path
 
 import pytest
@@ -184,11 +187,68 @@ def test_every_exception_class_joins_the_plumbline_tree() -> None:
         "plumbline.server.catalog.errors:CatalogError",
         "plumbline.server.errors:APIError",
         "plumbline.demo.errors:DemoError",
+        "plumbline.export.errors:ExportError",
+        "plumbline.eventlogs.errors:EventLogError",
     ],
 )
 def test_package_errors_are_plumbline_errors(error: str) -> None:
     module, name = error.split(":")
     assert issubclass(getattr(importlib.import_module(module), name), PlumblineError)
+
+
+def _exception_classes() -> dict[str, type[BaseException]]:
+    """Every public exception class defined in the package (each module imported: the walk sees
+    namespace packages such as plumbline.eventlogs, which pkgutil does not)."""
+    found: dict[str, type[BaseException]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path == PACKAGE / "store" / "migrations" / "env.py":
+            continue  # alembic's script, run by alembic only (it raises no exception of its own)
+        name = _module_name(path)
+        module = importlib.import_module(name)
+        for value in vars(module).values():
+            if (
+                isinstance(value, type)
+                and issubclass(value, BaseException)
+                and value.__module__ == name
+                and not value.__name__.startswith("_")
+            ):
+                found[value.__name__] = value
+    return found
+
+
+_TREE_LINE = re.compile(r"^(?P<indent> *)\* (?P<name>\w+) \((?P<module>[\w.]+)\)")
+
+
+def test_the_error_tree_in_errors_py_lists_every_exception_class() -> None:
+    """Each PlumblineError subclass is drawn in the tree of plumbline/errors.py, under its parent
+    and with its module; each other exception class is named as outside the tree on purpose."""
+    import plumbline.errors
+
+    doc = plumbline.errors.__doc__ or ""
+    classes = _exception_classes()
+    drawn: dict[str, tuple[str | None, str]] = {}  # name -> (parent, module)
+    parents: list[str] = []
+    for line in doc.splitlines():
+        match = _TREE_LINE.match(line)
+        if match is None:
+            continue
+        depth = len(match["indent"]) // 2
+        parents[depth:] = [match["name"]]
+        drawn[match["name"]] = (parents[depth - 1] if depth else None, match["module"])
+    inside = {name for name, cls in classes.items() if issubclass(cls, PlumblineError)}
+    assert sorted(inside - set(drawn)) == [], "exception classes missing from the tree"
+    assert sorted(set(drawn) - inside) == [], "the tree draws classes that do not exist"
+    wrong = []
+    for name, (parent, module) in drawn.items():
+        cls = classes[name]
+        if cls.__module__ != module:
+            wrong.append(f"{name}: defined in {cls.__module__}, drawn in {module}")
+        if parent is not None and classes[parent] not in cls.__bases__:
+            wrong.append(f"{name}: drawn under {parent}, derives from {cls.__bases__}")
+    assert wrong == []
+    outside = doc.split("Outside the tree on purpose:", 1)[-1]
+    for name in sorted(set(classes) - inside):
+        assert f"{name} ({classes[name].__module__})" in outside, f"{name} is not in the doc"
 
 
 def test_tests_import_helper_modules_not_other_tests() -> None:
