@@ -176,6 +176,10 @@ def datasets(
             "name": dataset.id.name,
             "facets": _common_facets(dataset),
         }
+        if dataset.version:  # the table format's version the read scanned
+            entry["facets"]["version"] = facet(
+                "DatasetVersionDatasetFacet", datasetVersion=dataset.version
+            )
         if with_stats and dataset.stats:
             entry["inputFacets"] = {
                 "inputStatistics": facet("InputStatisticsInputDatasetFacet", **dataset.stats)
@@ -195,7 +199,7 @@ def datasets(
                     "name": dataset.previous.name,
                 }
             facets["lifecycleStateChange"] = facet("LifecycleStateChangeDatasetFacet", **change)
-        version = (versions or {}).get(dataset.id.key)
+        version = (versions or {}).get(dataset.id.key) or dataset.version
         if version:
             facets["version"] = facet("DatasetVersionDatasetFacet", datasetVersion=version)
         entry = {"namespace": dataset.id.namespace, "name": dataset.id.name, "facets": facets}

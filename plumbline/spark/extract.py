@@ -11,7 +11,7 @@ import logging
 import re
 from typing import Any
 
-from plumbline.spark import jvm, streaming
+from plumbline.spark import formats, jvm, streaming
 from plumbline.spark.datasets import from_jdbc, from_location, from_table
 from plumbline.spark.ddl import (
     TableMemory,
@@ -28,6 +28,9 @@ from plumbline.spark.vocabulary import (
     ADAPTIVE_PLAN,
     DATASET_RELATIONS,
     DDL_COMMANDS,
+    FORMAT_DML,
+    FORMAT_MAINTENANCE,
+    FORMAT_V2_WRITES,
     JDBC_RELATION,
     QUERY_STAGE_SUFFIX,
     RDD_RELATION,
@@ -115,7 +118,10 @@ class _Extraction:
         if catalog is None or ident is None:
             return None
         parts = [*(str(p) for p in ident.namespace()), str(ident.name())]
-        return v2_catalog_facts(self.session, str(catalog.name()), parts, lifecycle)
+        found = v2_catalog_facts(self.session, str(catalog.name()), parts, lifecycle)
+        if found is None:  # a table of a format's catalog (Delta's)
+            found = formats.v2_table_facts(self.session, relation.table(), lifecycle)
+        return found
 
     def query(self) -> tuple[Node, Any]:
         """The write command's query, parsed and as a JVM object (a child, or a field for CTAS)."""
@@ -176,6 +182,8 @@ class _Extraction:
         if facts is None:
             return None
         facts.source_uri = facts.id.namespace
+        if facts.table_format is not None and mode == "ErrorIfExists":  # it did not exist
+            mode = "Create"
         facts.lifecycle = {"Overwrite": "OVERWRITE", "Create": "CREATE"}.get(mode or "")
         facts.ignore_mode = mode == "Ignore"
         if name in V2_WRITES:
@@ -189,8 +197,35 @@ class _Extraction:
             target = cmd.name()  # ResolvedIdentifier
             ident = target.identifier()
             parts = [*(str(p) for p in ident.namespace()), str(ident.name())]
-            return v2_catalog_facts(self.session, str(target.catalog().name()), parts, None)
+            found = v2_catalog_facts(self.session, str(target.catalog().name()), parts, None)
+            if found is None:
+                provider = jvm.option(cmd.tableSpec().provider())
+                found = formats.created_table_facts(
+                    self.session, target.catalog(), parts, str(provider) if provider else None
+                )
+            return found
         return self._v2_relation(cmd.table(), None)
+
+    def format_v2_write(self, lifecycle: str | None) -> DatasetFacts | None:
+        """A table format's command shaped like a V2 write: a `table` relation and its child query
+        (never failing: a command of another shape writes nothing plumbline names)."""
+        tables, query = self.root.trees("table"), write_query(self.root)
+        if not tables or tables[0].name != V2_RELATION or query is None or not self.root.children:
+            return None
+        try:
+            facts = self._v2_relation(self.analyzed.table(), lifecycle)
+        except Exception:
+            log.info("plumbline cannot read the table of %s", self.root.name, exc_info=True)
+            return None
+        if facts is None:
+            return None
+        columns = tables[0].trees("output")
+        facts.schema = [
+            {"name": a.fields.get("name"), "type": a.fields.get("dataType")} for a in columns
+        ]
+        names = [str(a.fields.get("name")) for a in columns]
+        facts.lineage = self.query_lineage(query, names)
+        return facts
 
     def _data_source_output(self, cmd: Any, name: str) -> DatasetFacts | None:
         if name == "InsertIntoDataSourceCommand":
@@ -205,7 +240,9 @@ class _Extraction:
         if "Jdbc" in provider and url and table:
             return DatasetFacts(from_jdbc(str(url), str(table)))
         path = jvm.option(options.get("path"))
-        return DatasetFacts(from_location(str(path))) if path else None
+        if not path:
+            return None
+        return formats.save_output(cmd, str(path)) or DatasetFacts(from_location(str(path)))
 
     def expr_sources(self) -> dict[int, set[str]]:
         sources: dict[int, set[str]] = {}
@@ -323,6 +360,15 @@ def origin_sql(plan: Any, node: Node, depth: int = 8) -> str | None:
     return None
 
 
+def _maintenance(session: Any, extraction: _Extraction) -> tuple[Any, Any]:
+    """A format's maintenance command: its table (and what a RESTORE restores), never failing."""
+    try:
+        return formats.maintenance(session, extraction.analyzed, extraction.root.name)
+    except Exception:
+        log.warning("plumbline cannot read the table of %s", extraction.root.name, exc_info=True)
+        return None, None
+
+
 def describe_action(
     session: Any, qe: Any, *, with_metrics: bool, memory: TableMemory | None = None
 ) -> ActionFacts:
@@ -344,6 +390,17 @@ def describe_action(
     elif facts.command in DDL_COMMANDS:
         ddl_memory = memory if memory is not None else TableMemory()
         output = describe_ddl(session, extraction.analyzed, extraction.root, ddl_memory)
+    elif facts.command in FORMAT_DML:
+        target = formats.dml_target_read(extraction.root, extraction.leaf_reads)
+        output = formats.dml_output(extraction.root, extraction.walker, target)
+    elif facts.command in FORMAT_MAINTENANCE:
+        output, restored = _maintenance(session, extraction)
+        extraction.inputs = {restored.id.key: restored} if restored is not None else {}
+    elif facts.command in FORMAT_V2_WRITES:
+        output = extraction.format_v2_write(FORMAT_V2_WRITES[facts.command])
+    elif facts.command.endswith("Command"):
+        if formats.unknown_format_command(extraction.analyzed, facts.command):
+            output = extraction.format_v2_write(None)  # a V2 write's shape, where it has one
     facts.outputs = [output] if output is not None else []
     if output is None:
         log.debug("execution of %s writes no dataset plumbline knows", facts.command)

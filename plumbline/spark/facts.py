@@ -29,6 +29,11 @@ class DatasetFacts:
     needs_catalog_event: tuple[str, str, str] | None = None
     previous_table: TableInfo | None = None  # the table a RENAME moved away from
     ignore_mode: bool = False  # SaveMode.Ignore: Spark writes nothing when the target exists
+    # a table format's table ("delta"): its root path, and its own version: the one an input
+    # read, the one an output's write committed (read after the execution ended)
+    table_format: str | None = None
+    format_location: str | None = None
+    version: str | None = None
 
 
 @dataclass

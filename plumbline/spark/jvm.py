@@ -15,9 +15,15 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
+from plumbline.spark import delta
 from plumbline.spark.datasets import redact_text
 from plumbline.spark.plan import Node
-from plumbline.spark.vocabulary import PROJECT_CHAIN
+from plumbline.spark.vocabulary import (
+    DELTA_FILE_INDEX_PREFIXES,
+    DML_PLAN_FIELDS,
+    FORMAT_DML,
+    PROJECT_CHAIN,
+)
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +65,8 @@ def option(opt: Any) -> Any | None:
 
 # -- locating JVM nodes that match parsed nodes -------------------------------------------------
 
-Path = list[tuple[str, int]]  # ("c", i): i-th child, ("s", k): k-th subquery plan, ("q", 0): query
+# ("c", i): i-th child, ("s", k): k-th subquery plan, ("q", 0): query, (field, 0): a plan field
+Path = list[tuple[str, int]]
 
 
 def _subquery_plans(node: Node) -> list[Node]:
@@ -89,6 +96,10 @@ def leaf_paths(root: Node, wanted: AbstractSet[str]) -> list[tuple[Node, Path]]:
             visit(child, [*path, *[("c", index)] * child_hops(node)])
         if not node.children and node.trees("query"):  # CTAS holds its query as a field
             visit(node.trees("query")[0], [*path, ("q", 0)])
+        if node.name in FORMAT_DML:  # MERGE / UPDATE / DELETE: the target and source plans
+            for name in DML_PLAN_FIELDS:
+                for plan in node.trees(name)[:1]:
+                    visit(plan, [*path, (name, 0)])
         for index, plan in enumerate(_subquery_plans(node)):
             visit(plan, [*path, ("s", index)])
 
@@ -102,6 +113,8 @@ def navigate(jvm_root: Any, path: Path) -> Any:
     for kind, index in path:
         if kind == "q":
             node = node.query()
+        elif kind not in ("c", "s"):  # a plan-valued field by name
+            node = getattr(node, kind)()
         else:
             node = (node.children() if kind == "c" else node.subqueries()).apply(index)
     return node
@@ -133,6 +146,8 @@ class RelationInfo:
     jdbc_query: str | None = None  # the `query` option
     table: TableInfo | None = None
     schema: list[dict[str, Any]] = field(default_factory=list)
+    table_format: str | None = None  # a table format's files ("delta")
+    version: str | None = None  # the format's version the read scans
 
 
 def split_identifier(text: str) -> tuple[str | None, str]:
@@ -243,17 +258,29 @@ def relation_info(jvm_leaf: Any, leaf: Node) -> RelationInfo:
             schema=schema,
         )
     try:
-        roots = str(relation.location().rootPaths().mkString("\n")).split("\n")
+        location = relation.location()
+        roots = str(location.rootPaths().mkString("\n")).split("\n")
     except Exception:  # not a file relation: a source plumbline does not name
         return RelationInfo("unknown", schema=schema, table=table)
+    table_format = version = None
+    if simple_name(location).startswith(DELTA_FILE_INDEX_PREFIXES):
+        table_format, version = "delta", delta.scanned_version(location)
     if leaf.fields.get("isStreaming") is True:  # a file source's batch: its files, under its path
         base = option(relation.options().get("basePath"))
         roots = [str(base)] if base is not None else roots
     if table is not None:
         table.location = roots[0]
     file_format = None if text == "HadoopFiles" else text.lower()
+    if table_format is not None:
+        file_format = table_format
     return RelationInfo(
-        "files", locations=roots, file_format=file_format, table=table, schema=schema
+        "files",
+        locations=roots,
+        file_format=file_format,
+        table=table,
+        schema=schema,
+        table_format=table_format,
+        version=version,
     )
 
 

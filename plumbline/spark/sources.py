@@ -48,17 +48,27 @@ def relation_read(info: RelationInfo) -> LeafRead | None:
     if info.table is not None and info.table.location:
         dataset = from_table(info.table.location, info.table.table)
         provider = info.file_format or info.table.provider
-        return LeafRead(
-            [DatasetFacts(dataset, info.schema, provider, info.table, dataset.namespace)]
-        )
+        facts = DatasetFacts(dataset, info.schema, provider, info.table, dataset.namespace)
+        return LeafRead([_with_format(facts, info)])
     if info.kind == "files" and info.locations:
         found = list(dict.fromkeys(from_location(p) for p in info.locations))
         return LeafRead(
-            [DatasetFacts(d, info.schema, info.file_format, None, d.namespace) for d in found]
+            [
+                _with_format(DatasetFacts(d, info.schema, info.file_format, None, d.namespace), info)
+                for d in found
+            ]
         )
     if info.kind == "jdbc" and info.jdbc_url:
         return _jdbc_read(info)
     return None
+
+
+def _with_format(facts: DatasetFacts, info: RelationInfo) -> DatasetFacts:
+    """A table format's read: its format, root path and the version it scans."""
+    if info.table_format is not None:
+        facts.table_format, facts.version = info.table_format, info.version
+        facts.format_location = info.locations[0] if info.locations else None
+    return facts
 
 
 def _jdbc_read(info: RelationInfo) -> LeafRead | None:

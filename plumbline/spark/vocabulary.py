@@ -126,6 +126,46 @@ WRITES_WITH_MODE = frozenset(
     }
 )
 
+# -- table formats' own commands (Delta Lake) ----------------------------------------------------
+
+# Row-level DML on a table of a format: the table is the `target` plan field (read and written), a
+# MERGE's other input the `source` plan field. Delta Lake's `MergeIntoCommand`, `UpdateCommand`,
+# `DeleteCommand` (org.apache.spark.sql.delta.commands).
+FORMAT_DML = frozenset({"MergeIntoCommand", "UpdateCommand", "DeleteCommand"})
+# plan-valued fields of a FORMAT_DML command whose leaves are inputs
+DML_PLAN_FIELDS = ("target", "source")
+MERGE_CLAUSE_FIELDS = ("matchedClauses", "notMatchedClauses", "notMatchedBySourceClauses")
+MERGE_ACTION = "DeltaMergeAction"  # `targetColNameParts` := its one child
+MERGE_DELETE_CLAUSES = frozenset(
+    {"DeltaMergeIntoMatchedDeleteClause", "DeltaMergeIntoNotMatchedBySourceDeleteClause"}
+)
+# A format's own V2 write commands (a `table` relation written with the query that is their child),
+# with the lifecycle change each makes: Delta runs `INSERT OVERWRITE` / `overwritePartitions()` in
+# dynamic partition mode as this command.
+FORMAT_V2_WRITES: dict[str, str | None] = {"DeltaDynamicPartitionOverwriteCommand": "OVERWRITE"}
+# Maintenance commands: a named run on the table with no data lineage, and the lifecycle change
+# each makes (RESTORE replaces the table's content with an older version's).
+FORMAT_MAINTENANCE: dict[str, str | None] = {
+    "OptimizeTableCommand": None,
+    "VacuumTableCommand": None,
+    "RestoreTableCommand": "OVERWRITE",
+}
+# Java packages of table formats: a command from one of them that plumbline does not know is
+# logged once and captured like a plain V2 write where it can be.
+FORMAT_PACKAGES = {
+    "org.apache.spark.sql.delta.": "delta",
+    "io.delta.": "delta",
+    "com.databricks.sql.transaction.tahoe.": "delta",
+    "org.apache.iceberg.": "iceberg",
+    "org.apache.spark.sql.execution.datasources.v2.Iceberg": "iceberg",
+    "org.apache.paimon.": "paimon",
+}
+# Delta Lake's file indexes of a LogicalRelation (`relation.location()`): they know the snapshot
+# version the read scans (see formats.py)
+DELTA_FILE_INDEX_PREFIXES = ("Tahoe", "PreparedDeltaFileIndex", "DeltaFileIndex")
+DELTA_V2_TABLE = "DeltaTableV2"
+DELTA_DATA_SOURCE = "DeltaDataSource"
+
 # -- DDL ----------------------------------------------------------------------------------------
 
 DDL_COMMANDS = frozenset(

@@ -1,0 +1,259 @@
+"""Table formats' own commands and tables (Delta Lake): what they write and how, in plain facts.
+
+- Row-level DML (`MERGE INTO`, `UPDATE`, `DELETE`, vocabulary.FORMAT_DML) writes its `target`
+  table, which it also reads (the rows it keeps): the output is the target's dataset, the inputs
+  the target and the MERGE's `source`. Column lineage, per target column:
+  - MERGE: the target column itself (rows no clause changes keep it), every clause action that
+    assigns the column (`DeltaMergeAction`: `targetColNameParts` := its child), and the clause's
+    condition as INDIRECT CONDITIONAL on the columns that clause assigns; the merge condition is
+    a dataset-wide INDIRECT JOIN, a DELETE clause's condition a dataset-wide INDIRECT FILTER.
+  - UPDATE: like `CASE WHEN condition THEN expression ELSE column END` for each assigned column.
+  - DELETE: every column is kept as it is; the condition is a dataset-wide INDIRECT FILTER.
+- Maintenance (`OPTIMIZE`, `VACUUM`, `RESTORE`; vocabulary.FORMAT_MAINTENANCE): a run on the
+  table with no column lineage; a RESTORE's input is the table at the version it restores.
+- DataSource V2 tables of a Delta catalog (`DeltaTableV2`): named by their location, with the
+  catalog table as symlink.
+- A command of a format package that plumbline does not know: one log line per command class.
+
+The versions themselves are read by `delta.py`.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+from typing import Any
+
+from plumbline.spark import delta, jvm
+from plumbline.spark import vocabulary as v
+from plumbline.spark.datasets import from_location, from_table
+from plumbline.spark.facts import DatasetFacts
+from plumbline.spark.lineage import (
+    CONDITIONAL,
+    FILTER,
+    INDIRECT,
+    JOIN,
+    Deps,
+    LineageResult,
+    LineageWalker,
+)
+from plumbline.spark.plan import Node
+
+log = logging.getLogger(__name__)
+
+_warned: set[str] = set()
+
+
+def _merge_deps(into: Deps, more: Deps) -> None:
+    for key, transformations in more.items():
+        into.setdefault(key, set()).update(transformations)
+
+
+def _target_leaf(root: Node) -> Node | None:
+    for plan in root.trees("target")[:1]:
+        for node in plan.walk():
+            if node.name in v.DATASET_RELATIONS:
+                return node
+    return None
+
+
+def dml_output(
+    root: Node, walker: LineageWalker, target_read: DatasetFacts | None
+) -> DatasetFacts | None:
+    """The dataset a MERGE / UPDATE / DELETE writes (its target), with its column lineage."""
+    if target_read is None:
+        return None
+    output = copy.copy(target_read)
+    output.stats, output.version, output.lineage = {}, None, None
+    target = walker.walk(root.trees("target")[0])
+    names = [str(a.fields.get("name")) for a in target]
+    columns = {name: walker.attribute_deps(a) for name, a in zip(names, target, strict=True)}
+    if root.name == "MergeIntoCommand":
+        _merge_lineage(root, walker, columns, target)
+    elif root.name == "UpdateCommand":
+        _update_lineage(root, walker, columns, target)
+    else:  # DeleteCommand
+        walker.add_dataset(root.trees("condition"), FILTER)
+    output.lineage = LineageResult({k: d for k, d in columns.items() if d}, walker.dataset)
+    output.schema = [
+        {"name": a.fields.get("name"), "type": a.fields.get("dataType")} for a in target
+    ]
+    return output
+
+
+def _merge_lineage(
+    root: Node, walker: LineageWalker, columns: dict[str, Deps], target: list[Node]
+) -> None:
+    own = {str(a.fields.get("name")): a.expr_id() for a in target}
+    for source in root.trees("source")[:1]:
+        walker.walk(source)
+    walker.add_dataset(root.trees("condition"), JOIN)
+    for field in v.MERGE_CLAUSE_FIELDS:
+        for clause in root.trees(field):
+            conditions = clause.trees("condition")
+            if clause.name in v.MERGE_DELETE_CLAUSES:
+                walker.add_dataset(conditions, FILTER)
+                continue
+            shaped: Deps = {}
+            for condition in conditions:
+                _merge_deps(shaped, walker.expression_deps(condition, (INDIRECT, CONDITIONAL)))
+            for action in clause.children:
+                if action.name != v.MERGE_ACTION or not action.children:
+                    continue
+                name, value = _action_column(action), action.children[0]
+                if name is None or (
+                    value.name in v.ATTRIBUTES and value.expr_id() == own.get(name)
+                ):
+                    continue  # `SET t.c = t.c` (Delta spells out every column): unchanged
+                deps = columns.setdefault(name, {})
+                _merge_deps(deps, walker.expression_deps(action.children[0]))
+                _merge_deps(deps, shaped)
+
+
+def _action_column(action: Node) -> str | None:
+    """The (top-level) target column a merge action assigns."""
+    parts = action.fields.get("targetColNameParts")
+    if isinstance(parts, list) and parts:
+        return str(parts[0])
+    if isinstance(parts, str) and parts.strip("[]"):
+        return parts.strip("[]").split(",")[0].strip()
+    return None
+
+
+def _update_lineage(
+    root: Node, walker: LineageWalker, columns: dict[str, Deps], target: list[Node]
+) -> None:
+    shaped: Deps = {}
+    for condition in root.trees("condition"):
+        _merge_deps(shaped, walker.expression_deps(condition, (INDIRECT, CONDITIONAL)))
+    for attribute, expression in zip(target, root.trees("updateExpressions"), strict=False):
+        name = str(attribute.fields.get("name"))
+        if expression.name in v.ATTRIBUTES and expression.expr_id() == attribute.expr_id():
+            continue  # the column is left as it is
+        deps = columns.setdefault(name, {})
+        _merge_deps(deps, walker.expression_deps(expression))
+        _merge_deps(deps, shaped)
+
+
+def dml_target_read(root: Node, reads: dict[int, Any]) -> DatasetFacts | None:
+    """The dataset the target leaf of a DML command reads (found by the extraction)."""
+    leaf = _target_leaf(root)
+    read = reads.get(id(leaf)) if leaf is not None else None
+    return read.datasets[0] if read is not None and read.datasets else None
+
+
+# -- DataSource V2 tables of a format ----------------------------------------------------------
+
+
+def delta_table_facts(session: Any, table: Any, lifecycle: str | None) -> DatasetFacts | None:
+    """The dataset of a `DeltaTableV2` (a table of Delta's catalog, or a path): its location,
+    with the catalog table (if any) as symlink."""
+    location = delta.table_location(table)
+    if location is None:
+        return None
+    info = None
+    catalog_table = jvm.option(table.catalogTable())
+    if catalog_table is not None:
+        info = jvm.catalog_table(catalog_table)
+        info.location = info.location or location
+        info.provider = info.provider or "delta"
+    dataset = from_table(location, info.table) if info is not None else from_location(location)
+    facts = DatasetFacts(dataset, file_format="delta", table=info, lifecycle=lifecycle)
+    facts.source_uri = dataset.namespace
+    facts.table_format, facts.format_location = "delta", location
+    return facts
+
+
+def v2_table_facts(session: Any, table: Any, lifecycle: str | None) -> DatasetFacts | None:
+    """The dataset of a DataSource V2 table object of a format plumbline knows, else None."""
+    if jvm.simple_name(table) == v.DELTA_V2_TABLE:
+        return delta_table_facts(session, table, lifecycle)
+    return None
+
+
+def created_table_facts(
+    session: Any, catalog: Any, parts: list[str], provider: str | None
+) -> DatasetFacts | None:
+    """The table a CREATE / REPLACE ... AS SELECT in the session catalog makes when it is a Delta
+    table (its provider, else the session catalog is Delta's): named by its location in the
+    catalog once created, else by the catalog's default location."""
+    if str(catalog.name()) != "spark_catalog":
+        return None
+    if provider is None:
+        catalog_class = str(session.conf().get("spark.sql.catalog.spark_catalog", ""))
+        provider = "delta" if "delta" in catalog_class.lower() else None
+    if (provider or "").lower() != "delta":
+        return None
+    info = jvm.table_by_name(session, ".".join(parts[-2:]))
+    info.provider = "delta"
+    dataset = from_table(info.location, info.table)
+    facts = DatasetFacts(dataset, file_format="delta", table=info, source_uri=dataset.namespace)
+    facts.table_format, facts.format_location = "delta", info.location
+    return facts
+
+
+def save_output(cmd: Any, path: str) -> DatasetFacts | None:
+    """A `df.write.format("delta").save(path)` (SaveIntoDataSourceCommand of DeltaDataSource)."""
+    if jvm.simple_name(cmd.dataSource()) != v.DELTA_DATA_SOURCE:
+        return None
+    dataset = from_location(path)
+    facts = DatasetFacts(dataset, file_format="delta", source_uri=dataset.namespace)
+    facts.table_format, facts.format_location = "delta", path
+    return facts
+
+
+# -- maintenance ---------------------------------------------------------------------------------
+
+
+def maintenance(
+    session: Any, cmd: Any, name: str
+) -> tuple[DatasetFacts | None, DatasetFacts | None]:
+    """(output, input) of a maintenance command: the table it works on; for RESTORE, the table at
+    the version it restores as the input."""
+    lifecycle = v.FORMAT_MAINTENANCE.get(name)
+    if name == "RestoreTableCommand":
+        table = cmd.sourceTable()
+    else:
+        table = cmd.child().table()  # a ResolvedTable of the Delta table
+    output = v2_table_facts(session, table, lifecycle)
+    if output is None or name != "RestoreTableCommand":
+        return output, None
+    source = copy.copy(output)
+    source.lifecycle = None
+    source.version = delta.restored_version(session, table, output.format_location or "")
+    return output, source
+
+
+# -- unknown commands ----------------------------------------------------------------------------
+
+
+def unknown_format_command(analyzed: Any, name: str) -> str | None:
+    """The format of a command plumbline does not know from a format's package (logged once)."""
+    try:
+        full = str(analyzed.getClass().getName())
+    except Exception:
+        return None
+    for prefix, table_format in v.FORMAT_PACKAGES.items():
+        if full.startswith(prefix):
+            if full not in _warned:
+                _warned.add(full)
+                log.warning(
+                    "plumbline does not know the %s command %s: its reads are captured, "
+                    "what it writes is not",
+                    table_format,
+                    full,
+                )
+            return table_format
+    return None
+
+
+__all__ = [
+    "created_table_facts",
+    "delta_table_facts",
+    "dml_output",
+    "dml_target_read",
+    "maintenance",
+    "save_output",
+    "unknown_format_command",
+    "v2_table_facts",
+]
