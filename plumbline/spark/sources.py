@@ -54,7 +54,9 @@ def relation_read(info: RelationInfo) -> LeafRead | None:
         found = list(dict.fromkeys(from_location(p) for p in info.locations))
         return LeafRead(
             [
-                _with_format(DatasetFacts(d, info.schema, info.file_format, None, d.namespace), info)
+                _with_format(
+                    DatasetFacts(d, info.schema, info.file_format, None, d.namespace), info
+                )
                 for d in found
             ]
         )
