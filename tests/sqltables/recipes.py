@@ -32,6 +32,13 @@ EXPECTED: dict[str, list[tuple[Any, ...]]] = {
         (run_uuid(2), "pipeline", "clean", "COMPLETE"),
         (run_uuid(4), "pipeline", "clean", "COMPLETE"),
     ],
+    "Which snapshots of its sources produced a snapshot": [
+        ("file", "/data/raw", "snap-11", "snap-11")
+    ],
+    "Which snapshots came from a bad snapshot": [
+        ("file", "/warehouse/clean", None, run_uuid(2), run_uuid(2)),
+        ("file", "/warehouse/clean", None, run_uuid(4), run_uuid(4)),
+    ],
     "The most depended-on tables": [
         ("file", "/warehouse/clean", 2, 2),
         ("file", "/data/raw", 1, 2),
