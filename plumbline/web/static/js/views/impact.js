@@ -6,7 +6,7 @@ import { fmtShortTime, shortId } from '../format.js';
 import { GraphModel, collapseFanouts } from '../graph_model.js';
 import { GraphView } from '../graph_view.js';
 import { navigate } from '../router.js';
-import { datasetName, jobName } from '../names.js';
+import { datasetName, jobLabels, jobName } from '../names.js';
 import { exportLink, runState } from './common.js';
 
 const DEPTHS = ['', '1', '2', '3', '5', '10'];
@@ -93,6 +93,7 @@ export function renderImpact(root, _params, query) {
       model.nodes.set(n.id, { id: n.id, type: n.type, data: { ...n, dataset: n.name, latestRun: n.lastRun ? { ...n.lastRun, state: runState(n.lastRun.state) } : null } });
     }
     for (const e of res.edges) model.addEdge(e.origin, e.destination);
+    jobLabel = jobLabels(res.nodes.filter((n) => n.type === 'JOB').map((n) => n.name));
     mount(listEl, impactList(res, focusNode));
     if (res.nodes.length <= 1) {
       mount(status, emptyState(direction === 'downstream' ? 'Nothing downstream' : 'Nothing upstream',
@@ -108,11 +109,13 @@ export function renderImpact(root, _params, query) {
   return null;
 }
 
+let jobLabel = (name) => jobName(name).short; // set by load(): tells the answer's jobs apart
+
 function labelOf(n) {
   const d = n.data || {};
   if (n.type === 'MORE') return [`+${d.count} more`, ''];
   if (n.type === 'DATASET_FIELD') return [`${datasetName(d.name).short}.${d.field}`, d.name];
-  if (n.type === 'JOB') return [jobName(d.name).short, d.latestRun ? `${d.latestRun.state} · distance ${d.distance}` : `no runs · distance ${d.distance}`];
+  if (n.type === 'JOB') return [jobLabel(d.name), d.latestRun ? `${d.latestRun.state} · distance ${d.distance}` : `no runs · distance ${d.distance}`];
   const { short, context } = datasetName(d.name);
   return [short, `distance ${d.distance}${context ? ` · ${context}` : ''}`];
 }
@@ -122,7 +125,7 @@ function shortName(id) {
   const p = parseNodeId(id);
   if (!p) return id;
   if (p.type === 'DATASET_FIELD') return `${datasetName(p.name).short}.${p.field}`;
-  return p.type === 'JOB' ? jobName(p.name).short : datasetName(p.name).short;
+  return p.type === 'JOB' ? jobLabel(p.name) : datasetName(p.name).short;
 }
 
 /** The list beside the graph: a summary, then one group per distance. */
@@ -146,7 +149,7 @@ function impactList(res, onPick) {
 function item(n, onPick) {
   const [kind, cls] = KIND[n.type] || ['?', 'dataset'];
   const page = n.type === 'JOB' ? links.job(n.namespace, n.name) : links.dataset(n.namespace, n.name);
-  const title = n.type === 'DATASET_FIELD' ? `${datasetName(n.name).short}.${n.field}` : n.type === 'JOB' ? jobName(n.name).short : datasetName(n.name).short;
+  const title = n.type === 'DATASET_FIELD' ? `${datasetName(n.name).short}.${n.field}` : n.type === 'JOB' ? jobLabel(n.name) : datasetName(n.name).short;
   const via = (n.path || []).slice(1, -1);
   let last;
   if (n.type === 'JOB') {
