@@ -105,10 +105,7 @@ def add_soft_delete_route(
     """
 
     def endpoint(**params: Any) -> Any:
-        principal: Principal = params["principal"]
-        engine: Engine = params["engine"]
-        values = [params[name] for name in names]
-        principal.check_namespace(values[0])
+        principal, engine, values = _checked(params, names)
         with engine.begin() as conn:
             return hide(conn, *values)
 
@@ -133,10 +130,7 @@ def _endpoint(
     names: Sequence[str], add: bool, tagger: Tagger, answer: Answer
 ) -> Callable[..., Any]:
     def endpoint(**params: Any) -> Any:
-        principal: Principal = params["principal"]
-        engine: Engine = params["engine"]
-        values = [params[name] for name in names]
-        principal.check_namespace(values[0])
+        principal, engine, values = _checked(params, names)
         with engine.begin() as conn:
             if (
                 add
@@ -149,6 +143,15 @@ def _endpoint(
 
     endpoint.__signature__ = _signature((*names, "tag"), WriteAccess)  # type: ignore[attr-defined]
     return endpoint
+
+
+def _checked(params: dict[str, Any], names: Sequence[str]) -> tuple[Principal, Engine, list[str]]:
+    """The caller, the engine and the path's values of a generated endpoint's ``params``, once
+    the caller is checked for the namespace (the first of ``names``)."""
+    principal: Principal = params["principal"]
+    values = [params[name] for name in names]
+    principal.check_namespace(values[0])
+    return principal, params["engine"], values
 
 
 def _signature(names: Sequence[str], access: Any) -> inspect.Signature:
