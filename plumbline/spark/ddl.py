@@ -255,9 +255,23 @@ class _Ddl:
         child = self.cmd.children().apply(0)
         ident = child.identifier()
         parts = [*(str(p) for p in ident.namespace()), str(ident.name())]
-        facts = v2_catalog_facts(self.session, str(child.catalog().name()), parts, "CREATE")
+        catalog = str(child.catalog().name())
+        facts = v2_catalog_facts(self.session, catalog, parts, "CREATE")
+        if facts is None and catalog == SESSION_CATALOG:  # a V2 session catalog (Delta's)
+            facts = self._session_v2_create(parts)
         if facts is not None:
             facts.schema = _create_table_fields(self.root)
+        return facts
+
+    def _session_v2_create(self, parts: list[str]) -> DatasetFacts:
+        """A CREATE TABLE in a V2 session catalog (Delta's `DeltaCatalog`): the table by its
+        location (the catalog's, else its default one); a Delta table's version is read at the end."""
+        state = self.state(parts[-2] if len(parts) > 1 else None, parts[-1])
+        provider = jvm.option(self.cmd.tableSpec().provider())
+        state.info.provider = str(provider) if provider is not None else state.info.provider
+        facts = self.facts(state, "CREATE")
+        if (state.info.provider or "").lower() == "delta":
+            facts.table_format, facts.format_location = "delta", state.info.location
         return facts
 
 

@@ -178,6 +178,14 @@ def test_merge_lineage_through_every_clause(run: dict[str, Any]) -> None:
     }  # fmt: skip
 
 
+def test_create_table_ddl_is_a_created_delta_table(run: dict[str, Any]) -> None:
+    (create,) = _ends(run, "create_table", "default_target")
+    (output,) = create["outputs"]
+    _table(run, output, "target")
+    assert (_version(output), _lifecycle(output)) == ("0", "CREATE")
+    assert [f["name"] for f in output["facets"]["schema"]["fields"]] == ["id", "name", "amount"]
+
+
 def test_update_and_delete_read_and_write_the_target(run: dict[str, Any]) -> None:
     (update,) = _ends(run, "update_command", "default_target")
     (delete,) = _ends(run, "delete_command", "default_target")
