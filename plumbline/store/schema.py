@@ -156,7 +156,9 @@ dataset_versions = sa.Table(
     sa.Column("created_at", Timestamp, nullable=False),
     sa.UniqueConstraint("dataset_id", "version"),
     sa.Index(None, "run_uuid"),
-    sa.Index(None, "dataset_id", "created_at"),  # a dataset's version as of a time
+    # a dataset's version as of a time: newest first, ties by id, read in index order (the scan
+    # stops at the first version that counts instead of sorting the dataset's whole history)
+    sa.Index(None, "dataset_id", "created_at", "id"),
 )
 
 jobs = sa.Table(

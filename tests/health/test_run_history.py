@@ -105,3 +105,33 @@ def test_a_run_that_another_writer_stored_is_not_missed(store: Engine) -> None:
     ingest(store, day(7, state="FAIL", error="boom again"))
     assert [a["kind"] for a in alerts_of(store)] == ["failure-after-success"]
     assert assert_cache_is_the_store(store) == 2
+
+
+def test_a_jobs_history_is_read_without_the_other_jobs_runs_on_postgres(
+    pg_engine: Engine,
+) -> None:
+    """Reading one job's last runs touches that job's runs, not the whole runs table nor the
+    cutoff once per run (issue 30: the plain join did both, a cost growing with the store). The
+    counters are this transaction's own (``pg_stat_xact_user_tables``)."""
+    from store_summary import run_event
+
+    events = []
+    for n in range(80):
+        job = "a" if n % 2 else "b"
+        uuid = f"00000000-0000-4000-8000-{n:012d}"
+        for step, kind in enumerate(("START", "COMPLETE")):
+            at = f"2024-01-01T{n // 60:02d}:{n % 60:02d}:{step:02d}Z"
+            events.append(run_event(uuid, kind, at, job=job, outputs=[dataset("w", job)]))
+    ingest(pg_engine, events)
+    read_runs = sa.text(
+        "SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0)"
+        " FROM pg_stat_xact_user_tables WHERE relname = 'runs'"
+    )
+    with pg_engine.connect() as conn:
+        job = conn.execute(sa.select(jobs.c.id).where(jobs.c.name == "a")).scalar_one()
+        before = conn.execute(read_runs).scalar_one()
+        history = run_history._read(conn, {job: 3})[job]
+        read = conn.execute(read_runs).scalar_one() - before
+    assert [r.uuid[-2:] for r in history] == ["79", "77", "75"]
+    # job a's 40 runs for its cutoff (at most) and its 3 newest: never the 80 of both jobs
+    assert read <= 45, read

@@ -20,7 +20,8 @@ from plumbline.store.read.versions import (
     versions_by_id,
     writers_of,
 )
-from plumbline.store.schema import runs
+from plumbline.store.schema import run_io, runs
+from plumbline.store.write.input_versions import version_as_of
 
 NS = "warehouse"
 
@@ -147,6 +148,35 @@ def test_read_before_any_version_has_none_and_a_run_never_reads_its_own_output(
     with engine.connect() as conn:
         early = get_run(conn, _run_id(8))["inputDatasetVersions"]
     assert [i["datasetVersionId"]["version"] for i in early] == [None]
+
+
+def _rows_read(plan: dict, relation: str) -> int:
+    """Rows a PostgreSQL plan (``EXPLAIN (ANALYZE, FORMAT JSON)``) read from ``relation``."""
+    own = plan.get("Relation Name") == relation
+    found = plan["Actual Rows"] * plan["Actual Loops"] if own else 0
+    return found + sum(_rows_read(child, relation) for child in plan.get("Plans", []))
+
+
+def test_the_version_as_of_a_time_is_found_without_reading_the_history(engine: Engine) -> None:
+    """Linking an input reads one version of the dataset, not every version made before it: a
+    cost per run that would grow with the store (issue 30; migration 0017's index). Before it,
+    PostgreSQL read and sorted all 60 versions here (2 once analyzed: an incremental sort)."""
+    events = [e for run in range(1, 61) for e in _write(run, 2 * run, 2 * run + 1)]
+    ingest(engine, events + _read(99, 500))
+    assert _input_of(engine, 99) == (_run_id(60), "eventTime")
+    with engine.connect() as conn:
+        reader = conn.execute(sa.select(runs.c.id).where(runs.c.uuid == _run_id(99))).scalar_one()
+        lookup = sa.select(
+            version_as_of(run_io.c.dataset_id, run_io.c.read_at, run_io.c.run_id)
+        ).where(run_io.c.run_id == reader, run_io.c.direction == "input")
+        sql = str(lookup.compile(conn, compile_kwargs={"literal_binds": True}))
+        if conn.dialect.name == "postgresql":
+            plan = conn.exec_driver_sql(f"EXPLAIN (ANALYZE, FORMAT JSON) {sql}").scalar_one()
+            assert _rows_read(plan[0]["Plan"], "dataset_versions") == 1
+        else:  # SQLite: the index gives the order (no sort of the dataset's versions)
+            steps = [row[-1] for row in conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {sql}")]
+            assert any("dataset_versions USING INDEX" in step for step in steps), steps
+            assert not any("TEMP B-TREE" in step for step in steps), steps
 
 
 def test_readers_writers_and_versions_by_name(engine: Engine) -> None:

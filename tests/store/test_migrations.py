@@ -64,6 +64,26 @@ def test_edge_tables_leave_room_for_updates_on_postgres(pg_engine: sa.Engine) ->
     }
 
 
+def test_rows_every_run_rewrites_leave_room_for_hot_updates_on_postgres(
+    pg_engine: sa.Engine,
+) -> None:
+    """Revision 0017: datasets, jobs and job versions keep free space in their pages, and a
+    dataset's facets go out of line, so that a run's update of them can be heap-only."""
+    names = ["datasets", "jobs", "job_versions"]
+    with pg_engine.connect() as connection:
+        options = dict(
+            connection.execute(
+                sa.text("SELECT relname, reloptions FROM pg_class WHERE relname = ANY(:names)"),
+                {"names": names},
+            ).all()
+        )
+    assert options == {
+        "datasets": ["fillfactor=50", "toast_tuple_target=256"],
+        "jobs": ["fillfactor=50"],
+        "job_versions": ["fillfactor=50"],
+    }
+
+
 def test_raw_events_are_compressed_with_lz4_on_postgres(pg_engine: sa.Engine) -> None:
     """Revision 0002: raw event payloads use lz4 where the server has it."""
     with pg_engine.connect() as connection:

@@ -29,9 +29,7 @@ HISTORY_REFRESH = 32  # writes that use a cached history before it is read from 
 # with what they read and wrote: one statement for all the write's jobs. The cutoff per job is a
 # subquery per job (not per run), and the runs are then a range of the (job_id, last_event_at)
 # index. A job with fewer ended runs gets them all (the cutoff is the oldest time there is).
-_HISTORY = (
-    sa.text(
-        """
+_SQL = """
     SELECT r.id, r.uuid, r.job_id, r.current_state, r.started_at, r.ended_at, r.last_event_at,
            r.error_message, io.dataset_id, io.direction, io.row_count
     FROM (
@@ -49,18 +47,52 @@ _HISTORY = (
     LEFT JOIN run_io io ON io.run_id = r.id
     WHERE r.current_state IN ('COMPLETE', 'FAIL', 'ABORT')
     """
+# PostgreSQL: the same rows, with each job's cutoff and runs as LATERAL subqueries. The plain join
+# let the planner read the whole runs table (a hash join) and evaluate the cutoff once per run
+# instead of once per job: a cost per write that grew with the store (issue 30). LATERAL makes
+# the runs of a job an index range of (job_id, last_event_at) after its one cutoff; OFFSET 0
+# keeps the planner from flattening the subqueries back into the plain join.
+_PG_SQL = """
+    SELECT r.id, r.uuid, r.job_id, r.current_state, r.started_at, r.ended_at, r.last_event_at,
+           r.error_message, io.dataset_id, io.direction, io.row_count
+    FROM jobs j
+    CROSS JOIN LATERAL (
+        SELECT COALESCE((SELECT r2.last_event_at FROM runs r2
+                         WHERE r2.job_id = j.id
+                           AND r2.current_state IN ('COMPLETE', 'FAIL', 'ABORT')
+                           AND r2.last_event_at IS NOT NULL
+                         ORDER BY r2.last_event_at DESC
+                         LIMIT 1 OFFSET :skip), :oldest) AS cutoff
+        OFFSET 0
+    ) c
+    CROSS JOIN LATERAL (
+        SELECT * FROM runs r0
+        WHERE r0.job_id = j.id AND r0.last_event_at >= c.cutoff
+          AND r0.current_state IN ('COMPLETE', 'FAIL', 'ABORT')
+        OFFSET 0
+    ) r
+    LEFT JOIN run_io io ON io.run_id = r.id
+    WHERE j.id IN :jobs
+    """
+
+
+def _history(sql: str) -> Any:
+    return (
+        sa.text(sql)
+        .bindparams(
+            sa.bindparam("jobs", expanding=True),
+            sa.bindparam("skip", type_=sa.Integer()),
+            sa.bindparam("oldest", type_=sa.DateTime(timezone=True)),
+        )
+        .columns(
+            started_at=sa.DateTime(timezone=True),
+            ended_at=sa.DateTime(timezone=True),
+            last_event_at=sa.DateTime(timezone=True),
+        )
     )
-    .bindparams(
-        sa.bindparam("jobs", expanding=True),
-        sa.bindparam("skip", type_=sa.Integer()),
-        sa.bindparam("oldest", type_=sa.DateTime(timezone=True)),
-    )
-    .columns(
-        started_at=sa.DateTime(timezone=True),
-        ended_at=sa.DateTime(timezone=True),
-        last_event_at=sa.DateTime(timezone=True),
-    )
-)
+
+
+_HISTORY, _PG_HISTORY = _history(_SQL), _history(_PG_SQL)
 # This write's runs (ended or not) with what they read and wrote (filtered by run id).
 _RUNS = sa.select(
     schema.runs.c.id,
@@ -117,8 +149,9 @@ def _newest(runs: Any) -> list[EndedRun]:
 
 def _read(connection: Connection, depth: dict[int, int]) -> dict[int, list[EndedRun]]:
     """Each job's last ``depth[job]`` ended runs, newest first."""
+    statement = _PG_HISTORY if connection.dialect.name == "postgresql" else _HISTORY
     rows = connection.execute(
-        _HISTORY, {"jobs": sorted(depth), "skip": max(depth.values()) - 1, "oldest": _OLDEST}
+        statement, {"jobs": sorted(depth), "skip": max(depth.values()) - 1, "oldest": _OLDEST}
     )
     per_job: dict[int, list[EndedRun]] = {}
     for run in _runs_of(rows).values():
