@@ -5,28 +5,18 @@ exit status 2, instead of creating an empty one at a mistyped path."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
-import sqlalchemy as sa
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DBAPIError
 
 from plumbline.openlineage.urls import redact_url
-from plumbline.store import create_store_engine, default_db_url
+from plumbline.store import create_store_engine, default_db_url, sqlite_file
 
 
 class NoStore(click.ClickException):
     """A database that holds no plumbline store: a usage error (exit status 2)."""
 
     exit_code = 2
-
-
-def sqlite_file(url: str) -> Path | None:
-    """The file of an SQLite URL (None: not SQLite, or an in-memory database)."""
-    parsed = sa.make_url(url)
-    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
-        return None
-    return Path(str(parsed.database)).expanduser().absolute()
 
 
 def reachable(url: str) -> Engine:
@@ -59,7 +49,7 @@ def existing_store(db_url: str | None) -> Engine:
 
     try:
         revision = current_revision(engine)
-    except sa.exc.DBAPIError:
+    except DBAPIError:
         revision = None
     if revision is None:
         engine.dispose()
@@ -85,7 +75,7 @@ def say_if_new(url: str) -> None:
     try:
         if current_revision(engine) is None:
             click.echo(f"plumbline: creating a new store in {redact_url(url)}", err=True)
-    except sa.exc.DBAPIError:
+    except DBAPIError:
         pass  # out of reach: the command says so
     finally:
         engine.dispose()

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         default_db_url,
         is_sqlite,
         ping,
+        sqlite_file,
     )
     from plumbline.store.errors import (
         SchemaTooNewError,
@@ -61,6 +62,7 @@ _EXPORTS = {
     "create_store_engine": "plumbline.store.engine",
     "default_db_url": "plumbline.store.engine",
     "is_sqlite": "plumbline.store.engine",
+    "sqlite_file": "plumbline.store.engine",
     "ping": "plumbline.store.engine",
     "SchemaTooNewError": "plumbline.store.errors",
     "StoreError": "plumbline.store.errors",
@@ -132,6 +134,7 @@ __all__ = [
     "pending_mark",
     "pending_up_to",
     "ping",
+    "sqlite_file",
     "prune",
     "read",
     "ReadError",

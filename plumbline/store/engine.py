@@ -54,6 +54,14 @@ def is_sqlite(url_or_engine: str | Engine) -> bool:
     return url.get_backend_name() == "sqlite"
 
 
+def sqlite_file(url: str) -> Path | None:
+    """The file of an SQLite URL (None: not SQLite, or an in-memory database)."""
+    parsed = sa.make_url(url)
+    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
+        return None
+    return Path(str(parsed.database)).expanduser().absolute()
+
+
 def ping(engine: Engine) -> None:
     """Run a trivial query; raises whatever the database raises when it cannot answer."""
     with engine.connect() as connection:
@@ -76,8 +84,8 @@ def create_store_engine(url: str) -> Engine:
     """
     parsed = sa.make_url(url)
     if parsed.get_backend_name() == "sqlite":
-        if parsed.database and parsed.database != ":memory:":
-            Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        if (path := sqlite_file(url)) is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
         engine = sa.create_engine(
             parsed, connect_args={"check_same_thread": False, "timeout": 30}, pool_pre_ping=True
         )

@@ -164,17 +164,20 @@ class Story:
             ),
         ]
 
-    def drift_event(self) -> dict[str, Any]:
-        """A later run of a landing job that rewrites the raw orders with `amount` retyped: a
-        schema-drift alert (posted only by the tests that need an alert)."""
-        raw = {
-            "namespace": DS_NS,
-            "name": RAW,
-            "facets": {
-                "schema": _schema(("id", "long"), ("amount", "string"), ("status", "string"))
-            },
-        }
-        return self._event("COMPLETE", 40, str(uuid.uuid4()), "shop_etl.land_orders", outputs=[raw])
+    def drift_events(self) -> list[dict[str, Any]]:
+        """Two later runs of a landing job that writes the raw orders, the second with `amount`
+        retyped: a schema-drift alert (posted only by the tests that need an alert). The first
+        write is what the second drifts from: a schema only readers declared is not a version's."""
+        job = "shop_etl.land_orders"
+
+        def landed(amount_type: str) -> dict[str, Any]:
+            fields = (("id", "long"), ("amount", amount_type), ("status", "string"))
+            return {"namespace": DS_NS, "name": RAW, "facets": {"schema": _schema(*fields)}}
+
+        return [
+            self._event("COMPLETE", 38, str(uuid.uuid4()), job, outputs=[landed("double")]),
+            self._event("COMPLETE", 40, str(uuid.uuid4()), job, outputs=[landed("string")]),
+        ]
 
     def post(self, base_url: str) -> None:
         """Post the events, one request each, and insist that each was stored."""

@@ -101,7 +101,8 @@ def test_every_read_route_answers_what_it_documents(spec: dict[str, Any], live_s
     daily = f"/api/v1/namespaces/file/datasets/{quote(DAILY, safe='')}"
     job = "/api/v1/namespaces/shop/jobs/shop_etl.clean_orders"
     with httpx.Client(base_url=live_server.url, timeout=30) as client:
-        assert client.post("/api/v1/lineage", json=story.drift_event()).status_code == 201
+        for event in story.drift_events():
+            assert client.post("/api/v1/lineage", json=event).status_code == 201
         alert_id = _first_alert(client)
         version = client.get(f"{ds}/versions").json()["versions"][0]["version"]
         job_version = client.get(f"{job}/versions").json()["versions"][0]["version"]

@@ -38,7 +38,7 @@ def _store_story(url: str, token: str) -> None:
     story = Story()
     headers = {"Authorization": f"Bearer {token}"}
     with httpx.Client(base_url=url, timeout=30, headers=headers) as client:
-        for event in [*story.events(), story.drift_event()]:
+        for event in [*story.events(), *story.drift_events()]:
             response = client.post("/api/v1/lineage", json=event)
             assert response.status_code == 201, response.text
 
