@@ -101,8 +101,9 @@ def test_every_read_route_answers_what_it_documents(spec: dict[str, Any], live_s
     daily = f"/api/v1/namespaces/file/datasets/{quote(DAILY, safe='')}"
     job = "/api/v1/namespaces/shop/jobs/shop_etl.clean_orders"
     with httpx.Client(base_url=live_server.url, timeout=30) as client:
-        for event in story.drift_events():
+        for event in story.drift_events():  # one at a time: the second drifts from the first
             assert client.post("/api/v1/lineage", json=event).status_code == 201
+            client.get("/api/v1/namespaces")  # a read waits until what came before is normalized
         alert_id = _first_alert(client)
         version = client.get(f"{ds}/versions").json()["versions"][0]["version"]
         job_version = client.get(f"{job}/versions").json()["versions"][0]["version"]
