@@ -17,6 +17,7 @@ import pytest
 import sqlalchemy as sa
 from downstream_server import Downstream, running_downstream
 from hypothesis import settings as hypothesis_settings
+from kafka_broker import KafkaBroker, start_broker
 from spec_files import SPEC_DIR
 from sqlalchemy.engine import Engine
 
@@ -216,3 +217,16 @@ def spark(spark_workdir: Path) -> Iterator[object]:
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+
+
+@pytest.fixture(scope="session")
+def kafka_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KafkaBroker]:
+    """One real Kafka broker (KRaft, single node) on 127.0.0.1 for the whole test run, started on
+    first use and stopped at the end; its configuration, data and logs (`broker.log`,
+    `broker.out`) stay in the test run's `kafka0` tmp folder (tests/kafka_broker.py)."""
+    broker = start_broker(tmp_path_factory.mktemp("kafka"))
+    print(
+        f"\n[kafka] broker {broker.bootstrap} up in {broker.started_seconds} s, logs in {broker.folder}"
+    )
+    yield broker
+    broker.stop()
