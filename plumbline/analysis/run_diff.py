@@ -22,6 +22,7 @@ from typing import Any, NoReturn
 from sqlalchemy.engine import Connection
 
 from plumbline.analysis.pruned import PrunedRun, pruned_complete_runs, pruned_run
+from plumbline.openlineage.schema_diff import diff_schemas
 from plumbline.store import InvalidArgumentError, NotFoundError, VisibleTo, iso
 from plumbline.store.read.run_facts import (
     IoFacts,
@@ -535,28 +536,13 @@ def _schema(
     return found
 
 
-def _flat_fields(fields: list[Any], prefix: str = "") -> dict[str, str | None]:
-    out: dict[str, str | None] = {}
-    for item in fields:
-        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
-            continue
-        name = prefix + item["name"]
-        out.setdefault(name, item.get("type"))
-        if isinstance(item.get("fields"), list):
-            out.update({k: v for k, v in _flat_fields(item["fields"], name + ".").items()})
-    return out
-
-
 def _schema_changes(before: list[Any], after: list[Any]) -> tuple[SchemaChange, ...]:
-    old, new = _flat_fields(before), _flat_fields(after)
-    changes = []
-    for name in new:
-        if name not in old:
-            changes.append(SchemaChange(name, "added", None, new[name]))
-        elif (old[name] or "").lower() != (new[name] or "").lower():
-            changes.append(SchemaChange(name, "typeChanged", old[name], new[name]))
-    changes += [SchemaChange(name, "removed", old[name], None) for name in old if name not in new]
-    return tuple(changes)
+    diff = diff_schemas(before, after)
+    return (
+        tuple(SchemaChange(name, "added", None, kind) for name, kind in diff.added)
+        + tuple(SchemaChange(r.name, "typeChanged", r.before, r.after) for r in diff.retyped)
+        + tuple(SchemaChange(name, "removed", kind, None) for name, kind in diff.removed)
+    )
 
 
 def _content(facet: Any) -> Any:

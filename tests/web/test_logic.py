@@ -142,20 +142,6 @@ def test_parse_node_id(harness: Any, node_id: str, expected: dict) -> None:
     assert got == expected
 
 
-def test_schema_diff(harness: Any) -> None:
-    got = harness.evaluate(
-        """async () => (await import('/js/schema_diff.js')).schemaDiff(
-            [{name: 'id', type: 'long'}, {name: 'amount', type: 'int'}, {name: 'note', type: 'string'}],
-            [{name: 'id', type: 'long'}, {name: 'amount', type: 'double'}, {name: 'country', type: 'string'}])"""
-    )
-    assert got == {
-        "added": [{"name": "country", "type": "string"}],
-        "removed": [{"name": "note", "type": "string"}],
-        "changed": [{"name": "amount", "from": "int", "to": "double"}],
-        "same": False,
-    }
-
-
 def test_column_transformation_reads_both_marquez_and_spec_shapes(harness: Any) -> None:
     got = harness.evaluate(
         """async () => {

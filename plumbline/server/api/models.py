@@ -183,6 +183,26 @@ class DatasetList(Model):
     datasets: list[Dataset]
 
 
+class SchemaFieldType(Model):
+    name: str
+    type: str | None
+
+
+class SchemaFieldRetyped(Model):
+    name: str
+    before: str | None
+    after: str | None
+
+
+class SchemaChanges(Model):
+    """Fields added, removed and retyped, nested fields as `parent.child`; types compared
+    without case or whitespace (one rule with schema-drift alerts and run diff)."""
+
+    added: list[SchemaFieldType]
+    removed: list[SchemaFieldType]
+    retyped: list[SchemaFieldRetyped]
+
+
 class DatasetVersion(Model):
     id: DatasetId
     type: str
@@ -201,6 +221,11 @@ class DatasetVersion(Model):
     facets: dict[str, Any]
     datasetVersion: str = Field(
         description="plumbline addition: the `version` facet's value, else the writing run's id"
+    )
+    schemaChanges: SchemaChanges | None = Field(
+        default=None,
+        description="plumbline addition: what changed in the schema since the dataset's version "
+        "before this one in time; null for its first version (or when its contents may not be read)",
     )
 
 

@@ -10,6 +10,7 @@ from typing import Any, Literal, cast, overload
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from plumbline.openlineage.schema_diff import diff_schemas
 from plumbline.store import schema as s
 from plumbline.store.read.common import (
     count,
@@ -29,6 +30,7 @@ from plumbline.store.read.records import (
     DatasetPage,
     DatasetVersion,
     DatasetVersionPage,
+    SchemaChanges,
 )
 from plumbline.store.read.runs import runs_by_uuid
 from plumbline.store.read.screen import blank, readable_among, screen_facets
@@ -209,8 +211,13 @@ def list_datasets(
 
 
 def _version_docs(
-    conn: Connection, rows: Sequence[sa.Row[Any]], visible_to: VisibleTo
+    conn: Connection,
+    rows: Sequence[sa.Row[Any]],
+    visible_to: VisibleTo,
+    before: Sequence[sa.Row[Any] | None],
 ) -> list[DatasetVersion]:
+    """Version documents of `rows`, each with its schema changes since `before[i]` (the version
+    before it in time, None for the first)."""
     if not rows:
         return []
     dataset_docs = datasets_by_pk(conn, [rows[0].dataset_id], visible_to=visible_to)
@@ -219,7 +226,7 @@ def _version_docs(
     # a version written by a job the caller may not see keeps createdByRun null
     runs = runs_by_uuid(conn, [row.run_uuid for row in rows if row.run_uuid], visible_to)
     docs: list[DatasetVersion] = []
-    for row in rows:
+    for row, previous in zip(rows, before, strict=True):
         fields: list[DatasetField] = [
             {
                 "name": cast(str, field.get("name")),  # a schema field's name is required
@@ -249,6 +256,14 @@ def _version_docs(
                 "facets": json_obj(row.facets),
                 # plumbline addition: the `version` facet's value (or the producing run's id)
                 "datasetVersion": row.version,
+                "schemaChanges": (
+                    None
+                    if previous is None
+                    else cast(
+                        SchemaChanges,
+                        diff_schemas(previous.schema_fields, row.schema_fields).to_json(),
+                    )
+                ),
             }
         )
         if not readable:
@@ -278,8 +293,11 @@ def list_dataset_versions(
     dv = s.dataset_versions
     total = count(conn, sa.select(dv.c.id).where(dv.c.dataset_id == pk))
     query = _versions_query(pk).order_by(dv.c.created_at.desc(), dv.c.id.desc())
-    rows = conn.execute(query.limit(limit).offset(offset)).all()
-    return {"totalCount": total, "versions": _version_docs(conn, rows, visible_to)}
+    # one more row than asked: the version before the page's oldest, to diff its schema against
+    rows = conn.execute(query.limit(limit + 1).offset(offset)).all()
+    page = rows[:limit]
+    before = [rows[i + 1] if i + 1 < len(rows) else None for i in range(len(page))]
+    return {"totalCount": total, "versions": _version_docs(conn, page, visible_to, before)}
 
 
 def get_dataset_version(
@@ -292,4 +310,15 @@ def get_dataset_version(
     rows = conn.execute(query.limit(1)).all()
     if not rows:
         raise NotFoundError(f"version {version!r} of dataset {name!r} not found")
-    return _version_docs(conn, rows, visible_to)[0]
+    return _version_docs(conn, rows, visible_to, [_version_before(conn, pk, rows[0])])[0]
+
+
+def _version_before(conn: Connection, dataset: int, row: sa.Row[Any]) -> sa.Row[Any] | None:
+    """The dataset's version just before `row` in the versions' order (created_at, id)."""
+    dv = s.dataset_versions
+    earlier = sa.or_(
+        dv.c.created_at < row.created_at,
+        sa.and_(dv.c.created_at == row.created_at, dv.c.id < row.id),
+    )
+    query = _versions_query(dataset).where(earlier)
+    return conn.execute(query.order_by(dv.c.created_at.desc(), dv.c.id.desc()).limit(1)).first()

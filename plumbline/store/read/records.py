@@ -185,6 +185,25 @@ class RunPage(TypedDict):
     totalCount: int
 
 
+class SchemaFieldType(TypedDict):
+    name: str
+    type: str | None
+
+
+class SchemaFieldRetyped(TypedDict):
+    name: str
+    before: str | None
+    after: str | None
+
+
+class SchemaChanges(TypedDict):
+    """What changed from the version before (plumbline.openlineage.schema_diff's one rule)."""
+
+    added: list[SchemaFieldType]
+    removed: list[SchemaFieldType]
+    retyped: list[SchemaFieldRetyped]
+
+
 class DatasetVersion(TypedDict):
     id: NodeRef
     type: str
@@ -202,6 +221,7 @@ class DatasetVersion(TypedDict):
     createdByRun: Run | None
     facets: dict[str, Any]
     datasetVersion: str  # plumbline addition: the `version` facet's value, else the run's id
+    schemaChanges: SchemaChanges | None  # plumbline addition: against the version before in time
 
 
 class DatasetVersionPage(TypedDict):

@@ -29,6 +29,7 @@ _BLANK: dict[str, Any] = {
     "facets": {},
     "currentVersion": None,
     "columnLineage": None,
+    "schemaChanges": None,
 }
 
 

@@ -19,6 +19,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from plumbline.openlineage.schema_diff import diff_schemas
 from plumbline.store.read.nodeids import dataset_node, field_node, job_node
 from plumbline.store.schema import (
     column_lineage_edges,
@@ -57,20 +58,6 @@ def detect(connection: Connection, batch: Batch, rules: AlertRules) -> list[int]
 # ---------------------------------------------------------------- schema drift
 
 
-def _flat(fields: list[Any], prefix: str = "") -> dict[str, str | None]:
-    flat: dict[str, str | None] = {}
-    for item in fields or []:
-        if not isinstance(item, dict) or "name" not in item:
-            continue
-        name = f"{prefix}{item['name']}"
-        flat.setdefault(name, item.get("type"))
-        if item.get("fields"):
-            flat.update(
-                {k: v for k, v in _flat(item["fields"], f"{name}.").items() if k not in flat}
-            )
-    return flat
-
-
 def _schema_drift(connection: Connection, batch: Batch) -> list[NewAlert]:
     ids = {sv for _, old, new, _ in batch.schema_changes for sv in (old, new)}
     stored = {
@@ -83,12 +70,11 @@ def _schema_drift(connection: Connection, batch: Batch) -> list[NewAlert]:
     }
     found: list[NewAlert] = []
     for dataset_id, old, new, run_uuid in batch.schema_changes:
-        before, after = _flat(stored[old][1]), _flat(stored[new][1])
-        added = sorted(set(after) - set(before))
-        removed = sorted(set(before) - set(after))
-        retyped = sorted(n for n in set(before) & set(after) if before[n] != after[n])
-        if not (added or removed or retyped):
-            continue  # the same fields (descriptions or order changed)
+        diff = diff_schemas(stored[old][1], stored[new][1])
+        if diff.same:
+            continue  # the same fields (descriptions, order or a type's spelling changed)
+        added, removed = sorted(diff.added), sorted(diff.removed)
+        retyped = sorted(diff.retyped, key=lambda r: r.name)
         namespace, name = batch.dataset_state[dataset_id].key
         found.append(
             NewAlert(
@@ -98,12 +84,14 @@ def _schema_drift(connection: Connection, batch: Batch) -> list[NewAlert]:
                 occurrence=f"{stored[old][0]}>{stored[new][0]}:{run_uuid or ''}",
                 run_uuid=run_uuid,
                 details={
-                    "added": [{"name": n, "type": after[n]} for n in added],
-                    "removed": [{"name": n, "type": before[n]} for n in removed],
+                    "added": [{"name": n, "type": t} for n, t in added],
+                    "removed": [{"name": n, "type": t} for n, t in removed],
                     "retyped": [
-                        {"name": n, "before": before[n], "after": after[n]} for n in retyped
+                        {"name": r.name, "before": r.before, "after": r.after} for r in retyped
                     ],
-                    "affectedColumns": _derived_columns(connection, dataset_id, removed + retyped),
+                    "affectedColumns": _derived_columns(
+                        connection, dataset_id, [n for n, _ in removed] + [r.name for r in retyped]
+                    ),
                 },
             )
         )

@@ -3,7 +3,6 @@ import { api, links, nodeIds } from '../api.js';
 import { badge, emptyState, errorState, facetList, h, mount, section, spinner, table } from '../dom.js';
 import { fmtNumber, fmtShortTime, fmtTime, shortId, shownVersion } from '../format.js';
 import { barChart } from '../charts.js';
-import { schemaDiff } from '../schema_diff.js';
 import { header, kv, loadInto, runState, versionId } from './common.js';
 import { contextLine, datasetName, jobName } from '../names.js';
 
@@ -151,13 +150,20 @@ function versionStatus(v, current) {
   return null;
 }
 
+/** A version's schema changes since the version before it, as the server computed them (one
+ * rule with drift alerts and run diff: nested fields, types compared without case). */
+function schemaChanges(diff) {
+  if (!diff) return null;
+  const { added = [], removed = [], retyped = [] } = diff;
+  if (!added.length && !removed.length && !retyped.length) return h('div', { class: 'muted small' }, 'Same schema as the previous version');
+  return h('div', { class: 'diff' },
+    added.map((f) => h('div', { class: 'diff-add' }, '+ ', h('span', { class: 'mono' }, f.name), h('span', { class: 'muted' }, ` ${f.type || ''}`))),
+    removed.map((f) => h('div', { class: 'diff-del' }, '− ', h('span', { class: 'mono' }, f.name), h('span', { class: 'muted' }, ` ${f.type || ''}`))),
+    retyped.map((c) => h('div', { class: 'diff-chg' }, '~ ', h('span', { class: 'mono' }, c.name), h('span', { class: 'muted' }, ` ${c.before || '?'} → ${c.after || '?'}`))));
+}
+
 function versionRow(v, prev, all, when, namespace, name, current) {
   const run = v.createdByRun;
-  const diff = prev ? schemaDiff(prev.fields, v.fields) : null;
-  const changes = diff && !diff.same ? h('div', { class: 'diff' },
-    diff.added.map((f) => h('div', { class: 'diff-add' }, '+ ', h('span', { class: 'mono' }, f.name), h('span', { class: 'muted' }, ` ${f.type || ''}`))),
-    diff.removed.map((f) => h('div', { class: 'diff-del' }, '− ', h('span', { class: 'mono' }, f.name), h('span', { class: 'muted' }, ` ${f.type || ''}`))),
-    diff.changed.map((c) => h('div', { class: 'diff-chg' }, '~ ', h('span', { class: 'mono' }, c.name), h('span', { class: 'muted' }, ` ${c.from || '?'} → ${c.to || '?'}`)))) : null;
   return h('div', { class: 'version', 'data-version': v.version },
     h('div', { class: 'version-head' },
       h('span', { class: 'mono version-id', title: `${v.datasetVersion || v.version} (version ${v.version})` }, shownVersion(v)),
@@ -167,8 +173,8 @@ function versionRow(v, prev, all, when, namespace, name, current) {
       h('span', { class: 'muted' }, `${(v.fields || []).length} columns`),
       h('span', { class: 'spacer' }),
       run ? [badge(runState(run.state)), ' ', h('a', { href: links.run(run.id), 'data-link': '', class: 'mono' }, `run ${shortId(run.id)}`)] : h('span', { class: 'muted' }, 'no run')),
-    prev ? (changes || h('div', { class: 'muted small' }, 'Same schema as the previous version'))
-      : all ? h('div', { class: 'muted small' }, 'First version') : null,
+    v.schemaChanges ? schemaChanges(v.schemaChanges)
+      : !prev && all ? h('div', { class: 'muted small' }, 'First version') : null,
     versionLineage(namespace, name, v, when));
 }
 
