@@ -20,7 +20,7 @@ import subprocess
 import sys
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -128,10 +128,6 @@ class KafkaBroker:
     process: subprocess.Popen[bytes]
     classpath: str
     started_seconds: float = 0.0
-    _tool_classes: Path = field(init=False)
-
-    def __post_init__(self) -> None:
-        self._tool_classes = self.folder / "tool"
 
     @property
     def namespace(self) -> str:
@@ -143,26 +139,7 @@ class KafkaBroker:
 
     def tool(self, *args: str, timeout: float = 120.0) -> str:
         """Run a KafkaTool.java command against the broker; its standard output."""
-        if not (self._tool_classes / "KafkaTool.class").is_file():
-            compiled = subprocess.run(
-                ["javac", "-nowarn", "-cp", self.classpath, "-d", str(self._tool_classes), str(TOOL)],
-                capture_output=True, text=True, check=False,
-            )  # fmt: skip
-            if compiled.returncode != 0:
-                raise BrokerError(f"javac KafkaTool.java failed: {compiled.stderr[-2000:]}")
-        classpath = os.pathsep.join([str(self._tool_classes), self.classpath])
-        done = subprocess.run(
-            ["java", "-Xmx128m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-             f"-Dlog4j2.configurationFile={self.folder / 'tool-log4j2.properties'}",
-             "-cp", classpath, "KafkaTool", self.bootstrap, *args],
-            capture_output=True, text=True, timeout=timeout, check=False,
-        )  # fmt: skip
-        if done.returncode != 0:
-            raise BrokerError(
-                f"KafkaTool {' '.join(args)} failed: {done.stderr[-2000:]}\n"
-                f"broker log ({self.log}):\n{_tail(self.log)}"
-            )
-        return done.stdout
+        return run_tool(self.bootstrap, self.folder, self.classpath, *args, timeout=timeout)
 
     def stop(self, timeout: float = 30.0) -> None:
         """A controlled shutdown (SIGTERM), then a kill if the broker does not stop in time."""
@@ -174,6 +151,34 @@ class KafkaBroker:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait(timeout)
+
+
+def run_tool(
+    bootstrap: str, folder: Path, classpath: str, *args: str, timeout: float = 120.0
+) -> str:
+    """Run a KafkaTool.java command (compiled once into `folder`/tool) against `bootstrap`; its
+    standard output. A job in another process reaches the tests' broker with this too."""
+    classes = folder / "tool"
+    if not (classes / "KafkaTool.class").is_file():
+        compiled = subprocess.run(
+            ["javac", "-nowarn", "-cp", classpath, "-d", str(classes), str(TOOL)],
+            capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        if compiled.returncode != 0:
+            raise BrokerError(f"javac KafkaTool.java failed: {compiled.stderr[-2000:]}")
+    done = subprocess.run(
+        ["java", "-Xmx128m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+         f"-Dlog4j2.configurationFile={folder / 'tool-log4j2.properties'}",
+         "-cp", os.pathsep.join([str(classes), classpath]), "KafkaTool", bootstrap, *args],
+        capture_output=True, text=True, timeout=timeout, check=False,
+    )  # fmt: skip
+    if done.returncode != 0:
+        log = folder / "broker.log"
+        raise BrokerError(
+            f"KafkaTool {' '.join(args)} failed: {done.stderr[-2000:]}\n"
+            f"broker log ({log}):\n{_tail(log)}"
+        )
+    return done.stdout
 
 
 def start_broker(folder: Path) -> KafkaBroker:

@@ -32,6 +32,7 @@ from plumbline.spark.vocabulary import (
     FORMAT_MAINTENANCE,
     FORMAT_V2_WRITES,
     JDBC_RELATION,
+    KAFKA_PROVIDER,
     QUERY_STAGE_SUFFIX,
     RDD_RELATION,
     RESULT_QUERY_STAGE,
@@ -236,6 +237,9 @@ class _Extraction:
             return DatasetFacts(from_jdbc(str(options.url()), str(options.tableOrQuery())))
         options = cmd.options()
         provider = jvm.simple_name(cmd.dataSource())
+        if provider == KAFKA_PROVIDER:  # df.write.format("kafka"): its `topic` option
+            found = streaming.kafka_datasets(streaming.kafka_options(options), sink=True)
+            return DatasetFacts(found[0]) if found else None
         url, table = jvm.option(options.get("url")), jvm.option(options.get("dbtable"))
         if "Jdbc" in provider and url and table:
             return DatasetFacts(from_jdbc(str(url), str(table)))

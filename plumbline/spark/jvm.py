@@ -22,6 +22,7 @@ from plumbline.spark.vocabulary import (
     DELTA_FILE_INDEX_PREFIXES,
     DML_PLAN_FIELDS,
     FORMAT_DML,
+    KAFKA_RELATION,
     PROJECT_CHAIN,
 )
 
@@ -138,7 +139,7 @@ class TableInfo:
 class RelationInfo:
     """What a plan leaf reads."""
 
-    kind: str  # "files" | "jdbc" | "table" | "unknown"
+    kind: str  # "files" | "jdbc" | "table" | "kafka" | "unknown"
     locations: list[str] = field(default_factory=list)
     file_format: str | None = None
     jdbc_url: str | None = None
@@ -148,6 +149,7 @@ class RelationInfo:
     schema: list[dict[str, Any]] = field(default_factory=list)
     table_format: str | None = None  # a table format's files ("delta")
     version: str | None = None  # the format's version the read scans
+    options: Any = None  # a Kafka batch read's source options (a JVM Scala map)
 
 
 def split_identifier(text: str) -> tuple[str | None, str]:
@@ -246,6 +248,10 @@ def relation_info(jvm_leaf: Any, leaf: Node) -> RelationInfo:
         return RelationInfo("unknown", schema=schema)
     relation = jvm_leaf.relation()
     text = str(relation.toString())  # HadoopFsRelation: the format's short name
+    if text.startswith(KAFKA_RELATION + "("):  # spark.read.format("kafka"): its source options
+        return RelationInfo(
+            "kafka", schema=schema, options=declared_field(relation, "sourceOptions")
+        )
     if text.startswith("JDBCRelation"):
         options = relation.jdbcOptions()
         parameters = options.parameters()
@@ -285,6 +291,13 @@ def relation_info(jvm_leaf: Any, leaf: Node) -> RelationInfo:
 
 
 _CAUSES = 20  # how deep a cause chain is followed
+
+
+def declared_field(obj: Any, name: str) -> Any:
+    """A field of a JVM object by name, private or not (through reflection)."""
+    found = obj.getClass().getDeclaredField(name)
+    found.setAccessible(True)
+    return found.get(obj)
 
 
 def failure_text(throwable: Any) -> tuple[str, str]:

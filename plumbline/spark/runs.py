@@ -148,7 +148,10 @@ class RunTracker:
             changes = self._catalog.take(root_id)
             for nested_id in run.nested:
                 changes |= self._catalog.take(nested_id)
-        merged = merge_executions(facts, [run.nested[i] for i in sorted(run.nested)])
+        nested = [run.nested[i] for i in sorted(run.nested)]
+        merged = streaming.foreach_batch_facts(facts, nested) if run.stream else None
+        if merged is None:
+            merged = merge_executions(facts, nested)
         if merged is not None:
             for reader in run.readers:
                 add_nested_scan_metrics(reader, merged)

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from plumbline.spark import jdbc_query, rdds
+from plumbline.spark import jdbc_query, rdds, streaming
 from plumbline.spark.datasets import DatasetId, from_jdbc, from_location, from_table
 from plumbline.spark.facts import DatasetFacts
 from plumbline.spark.jvm import RelationInfo
@@ -62,6 +62,10 @@ def relation_read(info: RelationInfo) -> LeafRead | None:
         )
     if info.kind == "jdbc" and info.jdbc_url:
         return _jdbc_read(info)
+    if info.kind == "kafka" and info.options is not None:
+        # a batch read of `subscribe` / `assign` topics (a pattern's matches are not known here)
+        found = streaming.kafka_datasets(streaming.kafka_options(info.options), sink=False)
+        return LeafRead([DatasetFacts(d, info.schema, None, None, d.namespace) for d in found])
     return None
 
 

@@ -28,6 +28,7 @@ log = logging.getLogger(__name__)
 STREAMING = "STREAMING"
 STREAM_EXECUTION = "IncrementalExecution"  # the QueryExecution of one micro-batch
 _FILE_SINK = re.compile(r"^FileSink\[(.*)\]$")
+_DELTA_SINK = re.compile(r"^DeltaSink\[(.*)\]$")  # Delta Lake's streaming sink (`format("delta")`)
 _KAFKA_OPTION = "kafka.bootstrap.servers"
 
 
@@ -44,8 +45,9 @@ def kafka_namespace(bootstrap_servers: str) -> str:
 def kafka_datasets(options: Mapping[str, str], *, sink: bool) -> list[DatasetId]:
     """The topics a Kafka source reads or a Kafka sink writes, from its options.
 
-    Sources: `subscribe` (comma-separated topics), `assign` (JSON `{"topic": [partitions]}`) or
-    `subscribePattern` (the pattern itself names the dataset). Sinks: the `topic` option (without
+    Sources: `subscribe` (comma-separated topics) or `assign` (JSON `{"topic": [partitions]}`); a
+    `subscribePattern` source names no topic here (a pattern is not a dataset: the topics it
+    matched come from the batch's offsets, `offset_topics`). Sinks: the `topic` option (without
     it every row names its own topic: no dataset).
     """
     lowered = {k.lower(): v for k, v in options.items()}
@@ -63,8 +65,6 @@ def kafka_datasets(options: Mapping[str, str], *, sink: bool) -> list[DatasetId]
             topics = list(json.loads(lowered["assign"]))
         except ValueError:
             topics = []
-    elif lowered.get("subscribepattern"):
-        topics = [lowered["subscribepattern"]]
     return [DatasetId(namespace, topic) for topic in dict.fromkeys(topics)]
 
 
@@ -88,6 +88,13 @@ def _scala_options(options: Any, keys: tuple[str, ...]) -> dict[str, str]:
 
 _KAFKA_KEYS = (_KAFKA_OPTION, "subscribe", "assign", "subscribePattern", "topic")
 _OPTIONS_CLASS = "org.apache.spark.sql.util.CaseInsensitiveStringMap"
+
+
+def kafka_options(options: Any) -> dict[str, str]:
+    """The Kafka naming keys of a JVM map of options (a stream's, a batch read's or write's)."""
+    return _scala_options(options, _KAFKA_KEYS)
+
+
 KAFKA_TABLE = "KafkaTable"  # the Kafka connector's table (`KafkaSourceProvider.KafkaTable`)
 
 
@@ -97,6 +104,8 @@ class StreamSource:
 
     stream: str  # the SparkDataStream's simple class name (`KafkaMicroBatchStream`...)
     options: dict[str, str]  # the Kafka keys among the source's options
+    # the topics of the batch's end offset (Kafka's `{"topic": {"partition": offset}}`), when read
+    offset_topics: list[str] | None = None
 
 
 @dataclass
@@ -125,7 +134,22 @@ def describe_source(jvm_leaf: Any) -> StreamSource:
     except Exception:  # py4j's error: 3.5's relation has no options()
         options = _options_field(jvm_leaf.scan()) or _options_field(stream)
     found = _scala_options(options, _KAFKA_KEYS) if options is not None else {}
-    return StreamSource(jvm.simple_name(stream), found)
+    name = jvm.simple_name(stream)
+    topics = None
+    if name.startswith("Kafka") and "subscribePattern" in found:
+        topics = offset_topics(jvm.option(jvm_leaf.endOffset()))
+    return StreamSource(name, found, topics)
+
+
+def offset_topics(offset: Any) -> list[str] | None:
+    """The topics of a Kafka source offset (`KafkaSourceOffset.json()`: `{"topic": {"0": 5}}`)."""
+    if offset is None:
+        return None
+    try:
+        parsed = json.loads(str(offset.json()))
+    except ValueError:
+        return None
+    return sorted(parsed) if isinstance(parsed, dict) else None
 
 
 def _options_field(obj: Any) -> Any | None:
@@ -162,11 +186,18 @@ def kafka_sources(source: StreamSource) -> list[DatasetId]:
     """The topics a streaming source reads, if it is Kafka's.
 
     Only a Kafka stream (`KafkaMicroBatchStream`, `KafkaContinuousStream`) names topics: another
-    source given the same options (a rate source with `subscribe`) reads no Kafka topic.
+    source given the same options (a rate source with `subscribe`) reads no Kafka topic. A
+    `subscribePattern` source names the topics its batch's end offset holds (the topics it matched).
     """
     if not source.stream.startswith("Kafka"):
         return []
-    return kafka_datasets(source.options, sink=False)
+    found = kafka_datasets(source.options, sink=False)
+    pattern = next((v for k, v in source.options.items() if k.lower() == "subscribepattern"), None)
+    if found or pattern is None or not source.offset_topics:
+        return found
+    return kafka_datasets(
+        {**source.options, "subscribe": ",".join(source.offset_topics)}, sink=False
+    )
 
 
 def kafka_sink(sink: StreamSink) -> DatasetId | None:
@@ -180,11 +211,18 @@ def kafka_sink(sink: StreamSink) -> DatasetId | None:
 def sink_output(cmd: Any, name: str) -> DatasetFacts | None:
     """The dataset a micro-batch write writes (None: a foreachBatch or unknown sink)."""
     if name == "WriteToMicroBatchDataSourceV1":
-        location = file_sink_location(str(cmd.sink().toString()))
-        if location is None:
+        text = str(cmd.sink().toString()).strip()
+        location = file_sink_location(text)
+        if location is not None:
+            dataset = from_location(location)
+            return DatasetFacts(dataset, source_uri=dataset.namespace)
+        delta_sink = _DELTA_SINK.match(text)
+        if delta_sink is None:
             return None  # ForeachBatchSink, memory, console: the writes inside are the outputs
-        dataset = from_location(location)
-        return DatasetFacts(dataset, source_uri=dataset.namespace)
+        dataset = from_location(delta_sink.group(1))
+        facts = DatasetFacts(dataset, file_format="delta", source_uri=dataset.namespace)
+        facts.table_format, facts.format_location = "delta", delta_sink.group(1)
+        return facts
     topic = kafka_sink(describe_sink(cmd))
     return DatasetFacts(topic, source_uri=topic.namespace) if topic is not None else None
 
@@ -200,6 +238,22 @@ def batch_of(qe: Any) -> str | None:
     if qe is None or jvm.simple_name(qe) != STREAM_EXECUTION:
         return None
     return str(qe.runId().toString())
+
+
+def foreach_batch_facts(batch: ActionFacts | None, nested: list[ActionFacts]) -> ActionFacts | None:
+    """A `foreachBatch` micro-batch: every write of the batch function is an output, and the
+    stream's sources (read by the micro-batch itself) are inputs before what the writes read
+    (their DataFrame is an RDD of the batch). None when `batch` is not such a micro-batch."""
+    writers = [f for f in nested if f.writes]
+    if batch is None or batch.writes or not writers:
+        return None
+    merged = copy.copy(writers[0])
+    merged.inputs, merged.outputs = list(batch.inputs), list(writers[0].outputs)
+    for facts in writers:
+        _absorb(merged, ActionFacts(facts.command, inputs=facts.inputs, outputs=facts.outputs))
+        merged.error = merged.error or facts.error
+    merged.error = merged.error or batch.error
+    return merged
 
 
 # -- runs -----------------------------------------------------------------------------------------

@@ -39,6 +39,8 @@ DATASET_RELATIONS = frozenset(
 )
 # A V1 relation that is a JDBC table (the relation's `toString()` starts with it).
 JDBC_RELATION = "JDBCRelation"
+KAFKA_RELATION = "KafkaRelation"  # spark.read.format("kafka") (the Kafka connector's V1 relation)
+KAFKA_PROVIDER = "KafkaSourceProvider"  # df.write.format("kafka")
 
 # -- other logical plan nodes, by how column lineage treats them --------------------------------
 

@@ -169,39 +169,3 @@ def test_kafka_options_on_a_stream_that_is_not_kafka_name_no_topic(
     events = _one_run(captured)
     assert _names(events[-1]["outputs"]) == [("file", str(out))]
     assert all(d["namespace"] != "kafka://broker-1:9092" for e in events for d in e["inputs"])
-
-
-def test_stream_options_are_read_on_every_line(spark: Any, workdir: Path) -> None:
-    """What Kafka naming reads (stream class, options, sink table) is there on 3.5 and 4.x alike.
-
-    3.5's `StreamingDataSourceV2Relation` has no `options()`: they are read from its scan. A rate
-    source and a memory sink given Kafka options stand in for Kafka's (no connector jar here):
-    the reads give tests/golden/streams/kafka.json's shape, and name no topic.
-    """
-    from plumbline.spark import streaming
-
-    query = (
-        _rate_with_kafka_options(spark)
-        .writeStream.format("memory")
-        .queryName("plumbline_kafka_options")
-        .option("kafka.bootstrap.servers", "broker-1:9092")
-        .option("topic", "enriched")
-        .option("checkpointLocation", str(workdir / "checkpoint"))
-        .trigger(processingTime="200 milliseconds")
-        .start()
-    )
-    try:
-        query.processAllAvailable()
-        write = query._jsq.streamingQuery().lastExecution().analyzed()
-    finally:
-        query.stop()
-    assert str(write.nodeName()) == "WriteToMicroBatchDataSource"
-    source = streaming.describe_source(write.collectLeaves().apply(0))
-    assert source == streaming.StreamSource(
-        "RateStreamMicroBatchStream",
-        {"kafka.bootstrap.servers": "PLAINTEXT://broker-1:9092", "subscribe": "orders"},
-    )
-    sink = streaming.describe_sink(write)
-    assert (sink.table, sink.table_class) == ("MemorySink", "MemorySink")
-    assert sink.options == {"kafka.bootstrap.servers": "broker-1:9092", "topic": "enriched"}
-    assert streaming.kafka_sources(source) == [] and streaming.kafka_sink(sink) is None
