@@ -3,7 +3,8 @@
 The graph and history are ``bench/impact_query.py``'s (``bench/lineage_query.py``'s graph:
 100,000 datasets, 250,000 jobs, 1,000,000 job-dataset edges, 2 fields per dataset; one round of
 runs: 250,000 runs, 1,000,000 run inputs/outputs), plus the column-lineage history those runs
-carried (``run_column_lineage``: each run's 6 field edges into its output, 1.5 million rows), all
+carried (each run's 6 field edges into its output, 1.5 million history rows; stored per column
+shape since schema 0018: one shape per job, each run referencing its job's), all
 bulk-loaded. Measured, each with ``plumbline export`` run as a child process (wall time and its
 peak RSS):
 
@@ -33,7 +34,7 @@ import tempfile
 import time
 import uuid
 from collections import defaultdict
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -60,45 +61,82 @@ from plumbline.openlineage import parse_event  # noqa: E402
 from plumbline.store.engine import create_store_engine  # noqa: E402
 from plumbline.store.migrate import upgrade  # noqa: E402
 from plumbline.store.write import writer_for  # noqa: E402
+from plumbline.store.write.column_shapes import digest  # noqa: E402
 
 RUN_EVENT = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent"
 PRODUCER = "https://example.com/bench"
 
 
+def _bulk(engine: sa.Engine, table: str, columns: list[str], rows: list[tuple[Any, ...]]) -> None:
+    """Rows into ``table`` at once: COPY on PostgreSQL, executemany on SQLite."""
+    names = ", ".join(columns)
+    raw = engine.raw_connection()
+    try:
+        if engine.dialect.name == "postgresql":
+            with raw.cursor() as cursor:  # type: ignore[attr-defined]
+                with cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy:
+                    for row in rows:
+                        copy.write_row(row)
+        else:
+            cursor = raw.cursor()
+            marks = ", ".join("?" for _ in columns)
+            cursor.executemany(f"INSERT INTO {table} ({names}) VALUES ({marks})", rows)  # noqa: S608
+        raw.commit()
+    finally:
+        raw.close()
+
+
 def load_column_history(engine: sa.Engine, shape: Shape) -> int:
-    """``run_column_lineage`` rows: every run carried the field edges into its job's output."""
+    """The column-lineage history: every run carried the field edges into its job's output (one
+    column shape per job, schema 0018). Returns the history's rows (runs x their edges)."""
     _datasets, _jobs, edges, _fields = graph_rows(shape)
     inputs: dict[int, list[int]] = defaultdict(list)
     output: dict[int, int] = {}
     for job, dataset, direction in edges:
         (inputs[job].append(dataset) if direction == "input" else output.__setitem__(job, dataset))
     runs = history_rows(shape, 1)["runs"]
-    rows = []
+    now = datetime.now(UTC)
+    shapes: dict[int, tuple[int, list[tuple[Any, ...]]]] = {}  # job -> (shape id, edges)
+    run_shapes = []
+    total = 0
     for run_pk, _uuid, job, *_ in runs:
-        out = output[job]
-        for dataset in inputs[job]:
-            for f in range(shape.fields):
-                rows.append(
-                    (run_pk, out, (out - 1) * shape.fields + f + 1,
-                     (dataset - 1) * shape.fields + f + 1, "DIRECT", "IDENTITY")
-                )  # fmt: skip
-    rows = sorted(set(rows))
-    columns = "run_id, output_dataset_id, output_field_id, input_field_id, transformation_type, transformation_subtype"  # noqa: E501
-    raw = engine.raw_connection()
-    try:
-        if engine.dialect.name == "postgresql":
-            with raw.cursor() as cursor:  # type: ignore[attr-defined]
-                with cursor.copy(f"COPY run_column_lineage ({columns}) FROM STDIN") as copy:
-                    for row in rows:
-                        copy.write_row(row)
-        else:
-            cursor = raw.cursor()
-            insert = f"INSERT INTO run_column_lineage ({columns}) VALUES (?, ?, ?, ?, ?, ?)"  # noqa: S608
-            cursor.executemany(insert, rows)
-        raw.commit()
-    finally:
-        raw.close()
-    return len(rows)
+        if job not in shapes:
+            out = output[job]
+            job_edges = sorted(
+                {
+                    (out, (out - 1) * shape.fields + f + 1, (dataset - 1) * shape.fields + f + 1,
+                     "DIRECT", "IDENTITY")
+                    for dataset in inputs[job]
+                    for f in range(shape.fields)
+                }
+            )  # fmt: skip
+            shapes[job] = (len(shapes) + 1, job_edges)
+        shape_id, job_edges = shapes[job]
+        run_shapes.append((run_pk, shape_id))
+        total += len(job_edges)
+    _bulk(
+        engine,
+        "column_lineage_shapes",
+        ["id", "digest", "edge_count", "created_at"],
+        [(i, digest(e), len(e), now) for i, e in shapes.values()],
+    )
+    _bulk(
+        engine,
+        "column_lineage_shape_edges",
+        ["shape_id", "output_dataset_id", "output_field_id", "input_field_id",
+         "transformation_type", "transformation_subtype"],
+        [(i, *edge) for i, e in shapes.values() for edge in e],
+    )  # fmt: skip
+    _bulk(engine, "run_column_shapes", ["run_id", "shape_id"], sorted(run_shapes))
+    if engine.dialect.name == "postgresql":
+        with engine.begin() as conn:
+            conn.execute(
+                sa.text(
+                    "SELECT setval(pg_get_serial_sequence('column_lineage_shapes', 'id'),"
+                    " (SELECT MAX(id) FROM column_lineage_shapes))"
+                )
+            )
+    return total
 
 
 def new_events(shape: Shape, count: int) -> list[dict[str, Any]]:
@@ -197,7 +235,7 @@ def is_built(engine: sa.Engine) -> bool:
     """Whether the store already holds the bench graph and history (a kept ``--db``)."""
     with engine.connect() as conn:
         try:
-            return bool(conn.execute(sa.text("SELECT 1 FROM run_column_lineage LIMIT 1")).first())
+            return bool(conn.execute(sa.text("SELECT 1 FROM run_column_shapes LIMIT 1")).first())
         except sa.exc.DBAPIError:
             return False
 
@@ -209,14 +247,16 @@ def analyze_column_history(engine: sa.Engine) -> None:
     read of a few runs' rows. Done once: a kept store built before this keeps them."""
     postgres = engine.dialect.name == "postgresql"
     found = (
-        "SELECT 1 FROM pg_stats WHERE tablename = 'run_column_lineage'"
+        "SELECT 1 FROM pg_stats WHERE tablename = 'run_column_shapes'"
         if postgres
         else "SELECT 1 FROM sqlite_master WHERE name = 'sqlite_stat1' AND EXISTS"
-        " (SELECT 1 FROM sqlite_stat1 WHERE tbl = 'run_column_lineage')"
+        " (SELECT 1 FROM sqlite_stat1 WHERE tbl = 'run_column_shapes')"
     )
+    tables = ("run_column_shapes", "column_lineage_shapes", "column_lineage_shape_edges")
     with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
         if conn.execute(sa.text(found)).first() is None:
-            conn.execute(sa.text(f"{'VACUUM ' if postgres else ''}ANALYZE run_column_lineage"))
+            for table in tables:
+                conn.execute(sa.text(f"{'VACUUM ' if postgres else ''}ANALYZE {table}"))
 
 
 def build(engine: sa.Engine, shape: Shape, label: str) -> None:

@@ -484,20 +484,33 @@ outbox = sa.Table(
     sa.Index(None, "run_uuid"),
 )
 
-# Which run carried which column-lineage edge (migration 0012): the history behind the
-# ``plumbline_column_lineage`` view, deleted with its run. ``output_field_id`` 0: the input field
-# shapes the whole output dataset (a ``column_dataset_edges`` edge).
-run_column_lineage = sa.Table(
-    "run_column_lineage",
+# Column-lineage history (migrations 0012, 0018): which run carried which column edge, stored per
+# distinct *shape* (the set of column edges one run carried, named by a digest of its sorted
+# edges) that runs reference, so that the history grows with distinct shapes and runs, not with
+# runs x column edges. ``output_field_id`` 0: the input field shapes the whole output dataset (a
+# ``column_dataset_edges`` edge). The ``plumbline_column_lineage`` view joins a run to its
+# shape's edges: one row per run and edge, as before 0018. Shapes are kept when their runs are
+# pruned (like the edge tables, they grow with distinct lineage, not with use).
+column_lineage_shapes = sa.Table(
+    "column_lineage_shapes",
     metadata,
-    _fk("run_id", "runs.id"),
+    _id(),
+    sa.Column("digest", sa.String(64), nullable=False, unique=True),  # sha256 of the edges
+    sa.Column("edge_count", sa.Integer, nullable=False),
+    sa.Column("created_at", Timestamp, nullable=False),
+)
+
+column_lineage_shape_edges = sa.Table(
+    "column_lineage_shape_edges",
+    metadata,
+    _fk("shape_id", "column_lineage_shapes.id"),
     _fk("output_dataset_id", "datasets.id"),
     sa.Column("output_field_id", BigId, nullable=False),
     _fk("input_field_id", "dataset_fields.id"),
     sa.Column("transformation_type", sa.String(16), nullable=False),
     sa.Column("transformation_subtype", sa.String(32), nullable=False),
     sa.PrimaryKeyConstraint(
-        "run_id",
+        "shape_id",
         "output_dataset_id",
         "output_field_id",
         "input_field_id",
@@ -505,6 +518,15 @@ run_column_lineage = sa.Table(
         "transformation_subtype",
     ),
     sa.Index(None, "input_field_id"),
+)
+
+# the shape of each run that carried column lineage (deleted with its run)
+run_column_shapes = sa.Table(
+    "run_column_shapes",
+    metadata,
+    sa.Column("run_id", BigId, sa.ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True),
+    _fk("shape_id", "column_lineage_shapes.id"),
+    sa.Index(None, "shape_id"),
 )
 
 

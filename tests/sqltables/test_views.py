@@ -246,12 +246,12 @@ def test_sqlite_and_postgresql_give_identical_rows(
 
 
 def test_column_history_from_before_0012_is_rebuilt_from_raw_events(built: Engine) -> None:
-    from plumbline.store.schema import run_column_lineage
+    from plumbline.store.schema import run_column_shapes
     from plumbline.store.write.history_rebuild import rebuild_column_history
 
     recorded = _rows(built, "column_lineage", "entity_run_id", "source_column_name")
     with built.begin() as conn:  # a store from before 0012: column edges without their runs
-        conn.execute(run_column_lineage.delete())
+        conn.execute(run_column_shapes.delete())
     assert _rows(built, "column_lineage", "entity_run_id") == []
     assert rebuild_column_history(built, dry_run=True).runs == 2
     assert _rows(built, "column_lineage", "entity_run_id") == []

@@ -152,10 +152,11 @@ def analyses(engine: Engine) -> dict[str, Any]:
 
 
 def answers(engine: Engine, *, with_store_made: bool = True) -> dict[str, Any]:
-    return {
+    found = {
         "views": views(engine, with_store_made=with_store_made),
         "analyses": analyses(engine),
     }
+    return json.loads(json.dumps(found))  # as recorded: lists, not tuples
 
 
 def dump(engine: Engine) -> dict[str, Any]:

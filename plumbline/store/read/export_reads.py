@@ -4,7 +4,7 @@ large batches of plain DB-API rows, and what changed since an export.
 The views of migration 0012 define what each table holds; reading them whole is slow on a big
 store (the edge views group every run, and name every dataset through a view computed per
 query). Here the history tables are read as ids and run values in key order (run_io,
-run_column_lineage joined to runs by primary key), the edge tables are grouped one range of
+run_column_shapes joined to runs by primary key and to their shapes' edges), the edge tables are grouped one range of
 jobs at a time (a small group-by per range, indexed by ``runs.job_id`` and the pruned tables'
 keys), and the names come from three small reads (datasets, fields, visible jobs) that the
 export joins in memory (:mod:`plumbline.export.facts`). Tests hold the result equal to the views
@@ -153,8 +153,9 @@ def fact_statement(dialect: str, table: str, runs: RunFilter) -> tuple[str, dict
         sql = f"""SELECT {_RUN_COLUMNS}, h.output_dataset_id, h.output_field_id,
                          h.input_field_id, NULLIF(h.transformation_type, ''),
                          NULLIF(h.transformation_subtype, '')
-                    FROM run_column_lineage h JOIN runs r ON r.id = h.run_id
-                   WHERE 1 = 1 {filtered.format(c="h.run_id")}"""
+                    FROM run_column_shapes rs JOIN column_lineage_shape_edges h ON h.shape_id = rs.shape_id
+                    JOIN runs r ON r.id = rs.run_id
+                   WHERE 1 = 1 {filtered.format(c="rs.run_id")}"""
         return sql, params
     pairs = f"SELECT p.source_id, p.target_id, {_RUN_COLUMNS}"
     if table == "table_lineage":
@@ -224,8 +225,9 @@ def edge_statement(
         keys = "job_id, " + ", ".join(COLUMN_KEYS)
         live = f"""SELECT r.job_id, h.output_dataset_id, h.output_field_id, h.input_field_id,
                           h.transformation_type, h.transformation_subtype, {per_run}
-                     FROM run_column_lineage h JOIN runs r ON r.id = h.run_id
-                    WHERE 1 = 1 {filtered.format(c="h.run_id")}"""
+                     FROM run_column_shapes rs JOIN column_lineage_shape_edges h ON h.shape_id = rs.shape_id
+                    JOIN runs r ON r.id = rs.run_id
+                    WHERE 1 = 1 {filtered.format(c="rs.run_id")}"""
         pruned = f"SELECT {keys}, {folded} FROM pruned_column_lineage {pruned_where}"
         keys_out = (
             "job_id, output_dataset_id, output_field_id, input_field_id,"

@@ -5,7 +5,8 @@ again (every run of a job). The writer remembers them here and leaves them out o
 
 The cache is a conservative view of the store, safe with other writers on the same database:
 - it learns only from transactions that committed (:meth:`WriteCache.learn` after the commit);
-- it only holds facts that stay true: field ids (fields are never deleted), and for each edge a
+- it only holds facts that stay true: field ids (fields are never deleted), column-lineage shape
+  ids by digest (shapes are never deleted), and for each edge a
   time span the stored span contains (edge spans only widen; ``last_seen`` by the hour) and the masking flag last written;
 - dataset facets are looked up by the digest stored beside them, so a stale entry is never used;
 - each job's newest ended runs (what change alerts compare a run with), with the job's latest run
@@ -151,6 +152,7 @@ class CacheUpdate:
     facets: dict[str, tuple[dict[str, Any], int]] = field(default_factory=dict)
     lineages: dict[tuple[int, int], LineageSeen] = field(default_factory=dict)
     histories: dict[int, JobHistory | None] = field(default_factory=dict)  # None: forget it
+    shapes: dict[str, int] = field(default_factory=dict)  # column-lineage shape digest -> id
 
 
 # The writer's caches together hold at most this much, as estimated Python object sizes (below):
@@ -158,13 +160,21 @@ class CacheUpdate:
 # besides the ingestion budget's requests in flight (docs/reference.md, "Ingestion memory").
 DEFAULT_MAX_BYTES = 128 * 1024 * 1024
 # the share of the bound each map gets
-_SHARES = {"field_ids": 0.15, "edges": 0.2, "facets": 0.3, "lineages": 0.25, "histories": 0.1}
+_SHARES = {
+    "field_ids": 0.15,
+    "edges": 0.2,
+    "facets": 0.28,
+    "lineages": 0.25,
+    "histories": 0.1,
+    "shapes": 0.02,
+}
 # estimated bytes of one entry as Python objects (key, value, and the LRU's own entry)
 FIELD_ID_BYTES = 260  # + the field name's length
 EDGE_BYTES = 480
 JSON_OBJECT_FACTOR = 6  # a decoded JSON map takes ~6x its canonical JSON's bytes
 LINEAGE_INPUT_BYTES = 400  # per input field named, the facet object being kept alive by the entry
 HISTORY_RUN_BYTES = 600
+SHAPE_BYTES = 250
 
 
 def facets_size(canonical_length: int) -> int:
@@ -191,6 +201,7 @@ class WriteCache:
         max_facets: int = 1_024,
         max_lineages: int = 4_096,
         max_histories: int = 4_096,
+        max_shapes: int = 10_000,
     ) -> None:
         share = {name: int(max_bytes * part) for name, part in _SHARES.items()}
         self.max_bytes = max_bytes
@@ -202,11 +213,20 @@ class WriteCache:
         self.lineages: BoundedLRU[LineageSeen] = BoundedLRU(max_lineages, share["lineages"])
         # job id -> its newest ended runs (change alerts' history)
         self.histories: BoundedLRU[JobHistory] = BoundedLRU(max_histories, share["histories"])
+        # column-lineage shape digest -> its id (shapes are never deleted)
+        self.shapes: BoundedLRU[int] = BoundedLRU(max_shapes, share["shapes"])
 
     @property
     def size(self) -> int:
         """The estimated bytes its maps hold together (at most ``max_bytes``)."""
-        maps = (self.field_ids, self.edges, self.facets, self.lineages, self.histories)
+        maps = (
+            self.field_ids,
+            self.edges,
+            self.facets,
+            self.lineages,
+            self.histories,
+            self.shapes,
+        )
         return sum(m.size for m in maps)
 
     def learn(self, update: CacheUpdate) -> None:
@@ -230,3 +250,5 @@ class WriteCache:
                 self.histories.pop(job_id)
             else:
                 self.histories.put(job_id, history, HISTORY_RUN_BYTES * (1 + len(history.runs)))
+        for digest, shape_id in update.shapes.items():
+            self.shapes.put(digest, shape_id, SHAPE_BYTES)

@@ -23,9 +23,9 @@ from plumbline.store.schema import (
     column_dataset_edges,
     column_lineage_edges,
     dataset_fields,
-    run_column_lineage,
 )
 from plumbline.store.write.cache import EdgeKey, EdgeSeen, FieldKey, LineageSeen
+from plumbline.store.write.column_shapes import Edge
 from plumbline.store.write.context import Batch, as_utc
 from plumbline.store.write.upsert import (
     execute_many,
@@ -230,10 +230,10 @@ def write_edges(connection: Connection, rows: EdgeRows) -> None:
         )
 
 
-def run_edge_rows(connection: Connection, batch: Batch) -> list[dict[str, Any]]:
-    """The column edges each run of the batch carried (``run_column_lineage`` rows, key-sorted):
-    the history behind the ``plumbline_column_lineage`` view. Output field id 0: the input field
-    shapes the whole output dataset."""
+def run_edges(connection: Connection, batch: Batch) -> dict[int, set[Edge]]:
+    """The column edges each run of the batch carried (run id -> its edges): the history behind
+    the ``plumbline_column_lineage`` view, stored per shape (:mod:`.column_shapes`). Output
+    field id 0: the input field shapes the whole output dataset."""
     carried: dict[tuple[int, int, int], Any] = {}  # (run, output, facet object) -> facet
     for appearance in batch.appearances:
         facets = appearance.dataset.facets
@@ -266,29 +266,16 @@ def run_edge_rows(connection: Connection, batch: Batch) -> list[dict[str, Any]]:
             for t in _transformations(input_field, None, None):
                 found.add((run_id, output_id, None, source, t[0], t[1]))
     if not found:
-        return []
+        return {}
     needed: set[FieldKey] = {key[3] for key in found}
     needed.update(key[2] for key in found if key[2] is not None)
     field_ids = ensure_fields(connection, batch, needed)
-    return [
-        {
-            "run_id": run_id,
-            "output_dataset_id": output_id,
-            "output_field_id": field_ids[output] if output is not None else 0,
-            "input_field_id": field_ids[source],
-            "transformation_type": kind,
-            "transformation_subtype": subtype,
-        }
-        for run_id, output_id, output, source, kind, subtype in sorted(
-            found,
-            key=lambda k: (k[0], k[1], field_ids[k[2]] if k[2] else 0, field_ids[k[3]], k[4], k[5]),
-        )
-    ]
-
-
-def write_run_edges(connection: Connection, rows: list[dict[str, Any]]) -> None:
-    """Record the runs of the edges (rows already stored stay as they are)."""
-    insert_ignore(connection, run_column_lineage, rows)
+    edges: dict[int, set[Edge]] = {}
+    for run_id, output_id, output, source, kind, subtype in found:
+        output_field_id = field_ids[output] if output is not None else 0
+        edge = (output_id, output_field_id, field_ids[source], kind, subtype)
+        edges.setdefault(run_id, set()).add(edge)
+    return edges
 
 
 _FIELD_IDS = sa.select(dataset_fields.c.dataset_id, dataset_fields.c.name, dataset_fields.c.id)

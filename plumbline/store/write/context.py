@@ -150,6 +150,8 @@ class Batch:
     job_state: dict[int, JobState] = field(default_factory=dict)
     run_ids: dict[str, int] = field(default_factory=dict)
     run_state: dict[int, RunState] = field(default_factory=dict)
+    # runs this write created (nothing of theirs is stored yet)
+    created_runs: set[int] = field(default_factory=set)
     # appearance index -> schema_versions.id of the schema it carries
     schema_ids: dict[int, int] = field(default_factory=dict)
     # input appearances whose schema facet is only what their run read (of a written dataset)

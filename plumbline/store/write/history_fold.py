@@ -15,9 +15,10 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from plumbline.store.schema import (
+    column_lineage_shape_edges,
     pruned_column_lineage,
     pruned_table_lineage,
-    run_column_lineage,
+    run_column_shapes,
     run_io,
     runs,
 )
@@ -114,7 +115,7 @@ def fold_history(connection: Connection, doomed: sa.Select[Any]) -> None:
     )
     table_keys = ["source_dataset_id", "target_dataset_id", "job_id"]
     _merge(connection, pruned_table_lineage, table_keys, _folded(per_run, table_keys))
-    h = run_column_lineage
+    h, rs = column_lineage_shape_edges, run_column_shapes
     column_keys = ["job_id", "output_dataset_id", "output_field_id", "input_field_id",
                    "transformation_type", "transformation_subtype"]  # fmt: skip
     per_run_columns = (
@@ -129,7 +130,9 @@ def fold_history(connection: Connection, doomed: sa.Select[Any]) -> None:
             runs.c.current_state.label("state"),
             RUN_TIME.label("at"),
         )
-        .join(runs, runs.c.id == h.c.run_id)
-        .where(h.c.run_id.in_(doomed))
+        .select_from(rs)
+        .join(h, h.c.shape_id == rs.c.shape_id)
+        .join(runs, runs.c.id == rs.c.run_id)
+        .where(rs.c.run_id.in_(doomed))
     )
     _merge(connection, pruned_column_lineage, column_keys, _folded(per_run_columns, column_keys))

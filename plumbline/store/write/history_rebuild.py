@@ -1,8 +1,10 @@
-"""Rebuilding the column-lineage history (``run_column_lineage``) of runs recorded before
-migration 0012, from their raw events still stored: which run carried which column edge.
+"""Rebuilding the column-lineage history (the runs' column shapes, ``run_column_shapes``) of runs
+recorded before migration 0012, from their raw events still stored: which run carried which
+column edge.
 
-Each run's events are read back and their ``columnLineage`` facets turned into history rows by
-the write path's own code (:func:`plumbline.store.write.column_lineage.run_edge_rows`); a run
+Each run's events are read back and their ``columnLineage`` facets turned into its shape by the
+write path's own code (:func:`plumbline.store.write.column_lineage.run_edges`,
+:mod:`plumbline.store.write.column_shapes`); a run
 whose raw events are pruned, or name a dataset the store no longer has, keeps no history.
 """
 
@@ -16,8 +18,9 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
 from plumbline.openlineage import EventValidationError, parse_event
-from plumbline.store.schema import lineage_events, run_column_lineage, runs
-from plumbline.store.write.column_lineage import run_edge_rows, write_run_edges
+from plumbline.store.schema import lineage_events, run_column_shapes, runs
+from plumbline.store.write.column_lineage import run_edges
+from plumbline.store.write.column_shapes import resolve_shapes, write_run_shapes
 from plumbline.store.write.context import Batch
 from plumbline.store.write.input_versions import _dataset_ids
 
@@ -27,7 +30,7 @@ class RebuiltHistory:
     """What :func:`rebuild_column_history` did."""
 
     runs: int  # runs given their column-lineage history
-    rows: int  # history rows written
+    rows: int  # history rows given (one per run and column edge, as the view shows them)
     skipped: int  # runs whose events could not be read back (invalid, or naming unknown datasets)
 
 
@@ -40,7 +43,7 @@ _CANDIDATES = (
                 sa.cast(lineage_events.c.payload, sa.Text).like('%"columnLineage"%'),
             )
         ),
-        ~sa.exists().where(run_column_lineage.c.run_id == runs.c.id),
+        ~sa.exists().where(run_column_shapes.c.run_id == runs.c.id),
     )
     .order_by(runs.c.id)
 )
@@ -89,9 +92,9 @@ def _rebuild_run(conn: Connection, run_id: int, run_uuid: str) -> int | None:
     if len(batch.dataset_ids) < len(keys):
         return None
     batch.run_ids = {parsed.run_id: run_id for parsed in events if parsed.run_id}
-    found = run_edge_rows(conn, batch)
-    write_run_edges(conn, found)
-    return len(found)
+    shapes = resolve_shapes(conn, batch, run_edges(conn, batch))
+    write_run_shapes(conn, shapes)
+    return shapes.edges
 
 
 def _document(payload: Any) -> Any:

@@ -9,7 +9,14 @@ from __future__ import annotations
 from sqlalchemy.engine import Connection
 
 from plumbline.openlineage import ParsedEvent
-from plumbline.store.write import column_lineage, datasets, input_versions, jobs, runs
+from plumbline.store.write import (
+    column_lineage,
+    column_shapes,
+    datasets,
+    input_versions,
+    jobs,
+    runs,
+)
 from plumbline.store.write.alert_rules import AlertRules
 from plumbline.store.write.cache import CacheUpdate, WriteCache
 from plumbline.store.write.conflicts import Conflict
@@ -62,13 +69,15 @@ def normalize(
     job_versions = jobs.write_job_versions(connection, batch)
     runs.write_run_states(connection, batch, job_versions)
     edges = column_lineage.prepare_edges(connection, batch)
-    run_edges = column_lineage.run_edge_rows(connection, batch)
+    run_shapes = column_shapes.resolve_shapes(
+        connection, batch, column_lineage.run_edges(connection, batch)
+    )
     # the rest only writes: one round trip on PostgreSQL instead of one per statement
     with pipelined(connection):
         runs.update_runs(connection, batch)
         jobs.write_job_edges(connection, batch)
         column_lineage.write_edges(connection, edges)
-        column_lineage.write_run_edges(connection, run_edges)
+        column_shapes.write_run_shapes(connection, run_shapes)
         datasets.update_datasets(connection, batch)
         jobs.update_jobs(connection, batch)
         unhide_namespaces(connection, batch)

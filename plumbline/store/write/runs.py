@@ -148,6 +148,7 @@ def resolve_runs(connection: Connection, batch: Batch) -> None:
     )
     for row in created:
         batch.run_ids[row.uuid] = row.id
+        batch.created_runs.add(row.id)
         batch.run_state[row.id] = RunState(id=row.id, uuid=row.uuid, job_id=wanted[row.uuid])
     existing = wanted.keys() - {row.uuid for row in created}
     rows = select_in(connection, _LOCK_RUNS, [runs.c.uuid], existing) if existing else []
