@@ -137,8 +137,8 @@ class LiveServer:
         from plumbline.server.fresh_reads import wait_until_normalized
         from plumbline.store.write import writer_for
 
-        engine = self.app.state.engine  # type: ignore[attr-defined]
-        left = wait_until_normalized(engine, writer_for(engine), timeout)
+        store = self.app.state.store  # type: ignore[attr-defined]
+        left = wait_until_normalized(store, writer_for(store.engine), timeout)
         assert left == 0, f"{left} events still pending after {timeout} s"
 
 

@@ -168,7 +168,7 @@ def serve(
         schedule_full_collections()
         uvicorn_server(app, log_level="info").run(sockets=[sock])
         return
-    app.state.engine.dispose()  # each worker opens its own connections
+    app.state.store.dispose()  # each worker opens its own connections
 
     def serve_one(worker_socket: socket.socket) -> None:
         schedule_full_collections()  # in the worker: threads do not survive the fork

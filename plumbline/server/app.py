@@ -32,7 +32,7 @@ from plumbline.server.read_budget import analysis_budget
 from plumbline.server.request_guard import RequestGuard
 from plumbline.server.security_headers import SecurityHeaders
 from plumbline.server.settings import ServerSettings
-from plumbline.store import create_store_engine, upgrade
+from plumbline.store import Store, upgrade
 from plumbline.store.write import writer_for
 
 logger = logging.getLogger(__name__)
@@ -40,9 +40,9 @@ logger = logging.getLogger(__name__)
 
 def create_app(settings: ServerSettings) -> FastAPI:
     """Build the server for ``settings``: opens the store and migrates it to the newest schema."""
-    engine = create_store_engine(settings.db_url)
-    writer = writer_for(engine, settings.writer_threads) if settings.store else None
-    upgrade(engine)
+    store = Store.open(settings.db_url)
+    writer = writer_for(store.engine, settings.writer_threads) if settings.store else None
+    upgrade(store.engine)
     if writer is not None:
         alert_checks.install(writer, settings)
 
@@ -55,7 +55,7 @@ def create_app(settings: ServerSettings) -> FastAPI:
             alert_checks.background_checks(writer, settings),
         ):
             yield
-        engine.dispose()
+        store.dispose()
 
     app = FastAPI(
         title="plumbline",
@@ -64,7 +64,7 @@ def create_app(settings: ServerSettings) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.settings = settings
-    app.state.engine = engine
+    app.state.store = store
     app.state.ingest_budget = IngestBudget(
         settings.ingest_memory_bytes,
         share=client_share(settings.ingest_memory_bytes, settings.max_body_bytes),
@@ -74,7 +74,7 @@ def create_app(settings: ServerSettings) -> FastAPI:
     install_error_handlers(app)
     install_openapi(app)
     if writer is not None:
-        app.add_middleware(FreshReads, engine=engine, writer=writer)
+        app.add_middleware(FreshReads, store=store, writer=writer)
     if settings.auth_meta and settings.auth == "required":
         app.add_middleware(MetaAuth)
     app.add_middleware(RequestGuard, bind_host=settings.host, allowed_hosts=settings.allowed_hosts)

@@ -31,10 +31,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from fastapi import Request
-from sqlalchemy.engine import Engine
 
 from plumbline.server.errors import APIError
 from plumbline.server.tokens import find_active_token, touch_token
+from plumbline.store import Store
 
 logger = logging.getLogger(__name__)
 
@@ -273,12 +273,12 @@ def authenticate(request: Request) -> Principal:
     token = bearer_token(request.headers.get("authorization"))
     if token is None:
         raise APIError(401, "authentication required: send Authorization: Bearer <token>")
-    engine = request.app.state.engine
-    with engine.connect() as connection:
+    store: Store = request.app.state.store
+    with store.connection() as connection:
         info = find_active_token(connection, token)
     if info is None:
         raise APIError(401, "invalid or revoked token")
-    _touch_now_and_then(engine, info.name)
+    _touch_now_and_then(store, info.name)
     limited = frozenset(info.namespaces) if info.namespaces is not None else None
     return Principal(name=info.name, scope=info.scope, namespaces=limited)
 
@@ -298,14 +298,14 @@ _touched: dict[tuple[int, str], float] = {}
 _touched_lock = threading.Lock()
 
 
-def _touch_now_and_then(engine: Engine, name: str) -> None:
+def _touch_now_and_then(store: Store, name: str) -> None:
     now = time.monotonic()
-    key = (id(engine), name)
+    key = (id(store.engine), name)
     with _touched_lock:
         if key in _touched and now - _touched[key] < _TOUCH_INTERVAL_S:
             return
         _touched[key] = now
     try:
-        touch_token(engine, name)
+        touch_token(store.engine, name)
     except Exception:  # bookkeeping only: never fail a request for it
         logger.warning("could not record the use of token %r", name, exc_info=True)

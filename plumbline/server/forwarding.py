@@ -72,7 +72,7 @@ async def background_worker(app: FastAPI) -> AsyncIterator[None]:
     targets: list[ForwardTarget | NotifyTarget] = [*settings.forward, *settings.notify]
     for target in targets:
         worker = TargetWorker(
-            app.state.engine, target, lambda: outbox_policy(app), metrics.record_delivery
+            app.state.store, target, lambda: outbox_policy(app), metrics.record_delivery
         )
         if worker.key in seen:
             continue
@@ -99,7 +99,7 @@ def forwarding_status(
     settings: ServerSettings = request.app.state.settings
     configured = target_keys(settings) + [t.key for t in settings.notify]
     now = queue.utcnow()
-    with request.app.state.engine.connect() as connection:
+    with request.app.state.store.connection() as connection:
         summaries = {s.target: s for s in queue.summarize(connection)}
         dead = queue.dead_rows(connection, limit) if limit else []
     targets = []
@@ -156,7 +156,7 @@ def retry_dead_events(
         key = target_key(target) if target else None
     except ValueError as exc:
         raise APIError(400, str(exc)) from exc
-    with request.app.state.engine.begin() as connection:
+    with request.app.state.store.writing() as connection:
         count = queue.retry_dead(connection, key, ids)
     notify()
     logger.info("retrying %d dead outbox events", count)

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import time
 
-from sqlalchemy.engine import Engine
 from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from plumbline.store import pending_mark, pending_up_to
+from plumbline.store import Store, pending_mark, pending_up_to
 from plumbline.store.write import StoreWriter
 
 READ_WAIT_SECONDS = 10.0
@@ -24,11 +23,11 @@ PENDING_HEADER = b"plumbline-pending-events"
 _NOT_READS = {("POST", "/api/v1/lineage"), ("GET", "/api/v1/health")}
 
 
-def wait_until_normalized(engine: Engine, writer: StoreWriter | None, timeout: float) -> int:
+def wait_until_normalized(store: Store, writer: StoreWriter | None, timeout: float) -> int:
     """Wait (up to ``timeout`` seconds) until the events pending now are normalized; how many
     of them are still pending (0 when all are done; failed events do not count). ``writer``,
     this process's, is started if it idles, to pick up pending rows a stopped process left."""
-    with engine.connect() as connection:
+    with store.connection() as connection:
         mark = pending_mark(connection)
     if mark is None:
         return 0
@@ -37,7 +36,7 @@ def wait_until_normalized(engine: Engine, writer: StoreWriter | None, timeout: f
     deadline = time.monotonic() + timeout
     delay = 0.002
     while True:
-        with engine.connect() as connection:
+        with store.connection() as connection:
             left = pending_up_to(connection, mark)
         if left == 0 or time.monotonic() >= deadline:
             return left
@@ -48,9 +47,9 @@ def wait_until_normalized(engine: Engine, writer: StoreWriter | None, timeout: f
 class FreshReads:
     """ASGI middleware: API requests (all but ingestion and health) wait for pending events."""
 
-    def __init__(self, app: ASGIApp, engine: Engine, writer: StoreWriter) -> None:
+    def __init__(self, app: ASGIApp, store: Store, writer: StoreWriter) -> None:
         self.app = app
-        self.engine = engine
+        self.store = store
         self.writer = writer
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -63,7 +62,7 @@ class FreshReads:
             await self.app(scope, receive, send)
             return
         left = await run_in_threadpool(
-            wait_until_normalized, self.engine, self.writer, READ_WAIT_SECONDS
+            wait_until_normalized, self.store, self.writer, READ_WAIT_SECONDS
         )
         if not left:
             await self.app(scope, receive, send)

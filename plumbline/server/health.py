@@ -15,7 +15,7 @@ router = APIRouter(tags=["health"])
 def health(request: Request) -> dict[str, str]:
     """Ready when the store answers a trivial query."""
     try:
-        ping(request.app.state.engine)
+        ping(request.app.state.store.engine)
     except Exception as exc:  # the store is down: not ready
         raise APIError(503, f"store unavailable: {type(exc).__name__}") from exc
     return {"status": "ok", "version": __version__}

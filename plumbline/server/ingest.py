@@ -21,7 +21,6 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
-from sqlalchemy.engine import Engine
 from starlette.concurrency import run_in_threadpool
 
 from plumbline.openlineage import (
@@ -58,7 +57,7 @@ from plumbline.server.ingest_budget import (
 )
 from plumbline.server.ingest_report import Rejections
 from plumbline.server.settings import ServerSettings
-from plumbline.store import existing_fields
+from plumbline.store import Store, existing_fields
 from plumbline.store.write import writer_for
 
 logger = logging.getLogger(__name__)
@@ -138,7 +137,7 @@ async def post_lineage(
         body = await _read_body(request, settings, held)
         encoding = request.headers.get("content-encoding")
         result = await run_in_threadpool(
-            ingest_body, request.app.state.engine, settings, body, encoding, principal, held
+            ingest_body, request.app.state.store, settings, body, encoding, principal, held
         )
     return JSONResponse(result, status_code=201)
 
@@ -198,7 +197,7 @@ async def _reserve_waiting(held: Reservation, total: int) -> None:
 
 
 def ingest_body(
-    engine: Engine,
+    store: Store,
     settings: ServerSettings,
     body: bytes,
     encoding: str | None,
@@ -224,7 +223,7 @@ def ingest_body(
         raise APIError(400, str(exc)) from None
 
     whole = split is None or not split.is_batch  # one event, or a body json must read whole
-    ingestion = _Ingestion(engine, settings, principal, is_batch=not whole)
+    ingestion = _Ingestion(store, settings, principal, is_batch=not whole)
     if whole:
         try:
             parsed_body = parse_body(text)
@@ -288,9 +287,9 @@ class _Ingestion:
     summed up in the answer."""
 
     def __init__(
-        self, engine: Engine, settings: ServerSettings, principal: Principal, *, is_batch: bool
+        self, store: Store, settings: ServerSettings, principal: Principal, *, is_batch: bool
     ) -> None:
-        self.engine = engine
+        self.db = store
         self.settings = settings
         self.principal = principal
         self.accepted: list[ParsedEvent] = []  # not stored yet
@@ -358,8 +357,8 @@ class _Ingestion:
         refs = self.principal.foreign_input_fields(raw)
         if not refs:
             return set()
-        wait_until_normalized(self.engine, writer_for(self.engine), READ_WAIT_SECONDS)
-        with self.engine.connect() as connection:
+        wait_until_normalized(self.db, writer_for(self.db.engine), READ_WAIT_SECONDS)
+        with self.db.connection() as connection:
             return existing_fields(connection, refs)
 
     def store(self, normalized: Handover) -> None:
@@ -384,7 +383,7 @@ class _Ingestion:
             )
 
         if settings.store:
-            result = writer_for(self.engine).accept(
+            result = writer_for(self.db.engine).accept(
                 accepted,
                 token_name=self.principal.name,
                 on_stored=queue,
@@ -394,7 +393,7 @@ class _Ingestion:
             self.stored += len(result.stored)
             self.duplicates += result.duplicates
         else:
-            with self.engine.begin() as connection:
+            with self.db.writing() as connection:
                 queue(connection, accepted)
         self.total_accepted += len(accepted)
         self.received.clear()

@@ -58,7 +58,7 @@ class _OutboxCollector:
     def collect(self) -> Iterator[Metric]:
         from plumbline.store import outbox as queue
 
-        with self._request.app.state.engine.connect() as connection:
+        with self._request.app.state.store.connection() as connection:
             summaries = queue.summarize(connection)
         now = queue.utcnow()
         families = {
@@ -95,7 +95,7 @@ class _NormalizationCollector:
         self._request = request
 
     def collect(self) -> Iterator[Metric]:
-        with self._request.app.state.engine.connect() as connection:
+        with self._request.app.state.store.connection() as connection:
             backlog = normalization_backlog(connection)
         pending = GaugeMetricFamily(
             "plumbline_normalize_pending", "Events stored, waiting to be normalized."

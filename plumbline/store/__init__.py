@@ -31,6 +31,7 @@ if TYPE_CHECKING:
         StoreError,
         UnsupportedDatabaseURLError,
     )
+    from plumbline.store.handle import Store
     from plumbline.store.migrate import check_not_newer, current_revision, head_revision, upgrade
     from plumbline.store.read.common import dataset_pk, iso, job_pk, utc
     from plumbline.store.read.errors import InvalidArgumentError, NotFoundError, ReadError
@@ -67,6 +68,7 @@ _EXPORTS = {
     "SchemaTooNewError": "plumbline.store.errors",
     "StoreError": "plumbline.store.errors",
     "UnsupportedDatabaseURLError": "plumbline.store.errors",
+    "Store": "plumbline.store.handle",
     "check_not_newer": "plumbline.store.migrate",
     "current_revision": "plumbline.store.migrate",
     "head_revision": "plumbline.store.migrate",
@@ -140,6 +142,7 @@ __all__ = [
     "ReadError",
     "resolve_node_id",
     "SchemaTooNewError",
+    "Store",
     "StoreError",
     "UnsupportedDatabaseURLError",
     "StoreWriter",

@@ -10,15 +10,19 @@ The server's delivery loop (:mod:`plumbline.server.outbox`) drives these operati
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from plumbline.store.schema import outbox
+
+if TYPE_CHECKING:
+    from plumbline.store.handle import Store
 
 PENDING, DELIVERED, DEAD = "pending", "delivered", "dead"
 
@@ -122,6 +126,27 @@ def claim_due(connection: Connection, target: str, limit: int) -> list[OutboxRow
         for row in candidates
         if row.run_uuid is None or row.id < barrier.get(row.run_uuid, row.id + 1)
     ]
+
+
+@contextmanager
+def claimed(store: Store, target: str, limit: int) -> Iterator[tuple[Connection, list[OutboxRow]]]:
+    """A delivery round's unit of work: the rows of ``target`` due now (:func:`claim_due`) and
+    the write transaction their outcomes are recorded in, committed when the block ends.
+
+    On PostgreSQL one transaction holds the claimed rows' locks while they are posted, so several
+    servers on one database never send a row twice. On SQLite (one server per file) the rows are
+    read first and the outcomes written in a short transaction of their own, so ingestion never
+    waits behind an HTTP call.
+    """
+    if not store.is_sqlite:
+        with store.writing() as connection:
+            yield connection, claim_due(connection, target, limit)
+        return
+    with store.connection() as connection:
+        rows = claim_due(connection, target, limit)
+        connection.rollback()
+    with store.writing() as connection:
+        yield connection, rows
 
 
 def mark_delivered(connection: Connection, ids: Iterable[int]) -> None:

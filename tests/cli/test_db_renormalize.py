@@ -14,6 +14,7 @@ from sqlalchemy.engine import Engine
 from plumbline.cli import main
 from plumbline.openlineage import parse_event
 from plumbline.server.fresh_reads import wait_until_normalized
+from plumbline.store import Store
 from plumbline.store.write import writer_for
 
 RUN_EVENT = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent"
@@ -41,7 +42,7 @@ def _accept_with_one_job_refused(engine: Engine) -> None:
     poison_job(engine, "refused")
     writer = writer_for(engine)
     writer.accept([parse_event(e) for e in _run("fine") + _run("refused")])
-    assert wait_until_normalized(engine, writer, 30) == 0
+    assert wait_until_normalized(Store(engine), writer, 30) == 0
     assert _failed(engine) == 2
 
 

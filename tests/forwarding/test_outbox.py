@@ -37,7 +37,7 @@ def _body(run_id: str, seq: int) -> bytes:
 
 def _enqueue(server_app, events: list[tuple[bytes, str | None]]) -> None:
     settings: ServerSettings = server_app.state.settings
-    with server_app.state.engine.begin() as connection:
+    with server_app.state.store.engine.begin() as connection:
         forwarding.enqueue(connection, settings, events)
 
 
@@ -87,17 +87,17 @@ def test_enqueue_rolls_back_with_the_callers_transaction(
 ) -> None:
     server = make_server(forward=(ForwardTarget(url=downstream.url),))
     with pytest.raises(RuntimeError):
-        with server.app.state.engine.begin() as connection:
+        with server.app.state.store.engine.begin() as connection:
             forwarding.enqueue(connection, server.app.state.settings, [(_body("r", 1), "r")])
             raise RuntimeError("the event could not be stored")
-    with server.app.state.engine.connect() as connection:
+    with server.app.state.store.engine.connect() as connection:
         assert connection.execute(sa.select(sa.func.count()).select_from(outbox)).scalar() == 0
 
 
 def test_no_targets_means_no_rows(make_server) -> None:
     server = make_server()
     _enqueue(server.app, [(_body("r", 1), "r")])
-    with server.app.state.engine.connect() as connection:
+    with server.app.state.store.engine.connect() as connection:
         assert connection.execute(sa.select(sa.func.count()).select_from(outbox)).scalar() == 0
     assert _status(server.url) == {"targets": [], "deadEvents": []}
 

@@ -46,7 +46,7 @@ def test_rows_name_the_target_without_its_credentials(make_server, downstream: D
     assert received.path == "/api/v1/lineage?api_key=tok123"  # delivered with them
     assert received.headers["authorization"].startswith("Basic ")
     assert json.loads(received.body) == event
-    targets = _targets(server.app.state.engine)
+    targets = _targets(server.app.state.store.engine)
     assert targets == {downstream.url + "/api/v1/lineage?api_key=***"}
     status = httpx.get(f"{server.url}/api/v1/forwarding", timeout=30).json()
     assert [t["configured"] for t in status["targets"]] == [True]

@@ -10,6 +10,7 @@ import httpx
 import sqlalchemy as sa
 
 from plumbline.server.fresh_reads import wait_until_normalized
+from plumbline.store import Store
 from plumbline.store.engine import create_store_engine
 
 RUN_EVENT = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent"
@@ -55,7 +56,9 @@ def count(db_url: str, table: str) -> int:
     """Rows of ``table`` once the server has normalized every event it accepted."""
     engine = create_store_engine(db_url)
     try:
-        assert wait_until_normalized(engine, None, 30) == 0, "events still pending after 30 s"
+        assert wait_until_normalized(Store(engine), None, 30) == 0, (
+            "events still pending after 30 s"
+        )
         with engine.connect() as connection:
             return connection.execute(
                 sa.select(sa.func.count()).select_from(sa.table(table))

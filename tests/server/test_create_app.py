@@ -25,22 +25,22 @@ def test_the_environment_changes_nothing(db_url: str, monkeypatch: pytest.Monkey
     settings = ServerSettings(db_url=db_url, outbox=policy, writer_threads=3)
     app = create_app(settings)
     try:
-        engine = app.state.engine
+        engine = app.state.store.engine
         assert app.state.settings is settings
         assert engine.url.render_as_string(False) == sa.make_url(db_url).render_as_string(False)
         assert outbox_policy(app) is policy
         sqlite = engine.dialect.name == "sqlite"
         assert len(writer_for(engine)._lanes) == (1 if sqlite else 3)  # SQLite: one writer
     finally:
-        app.state.engine.dispose()
+        app.state.store.dispose()
     assert default_db_url() != HOSTILE_ENVIRONMENT["PLUMBLINE_DB"]
 
 
 def test_defaults_when_the_settings_say_nothing(db_url: str) -> None:
     app = create_app(ServerSettings(db_url=db_url))
     try:
-        engine = app.state.engine
+        engine = app.state.store.engine
         assert outbox_policy(app) == OutboxPolicy()
         assert len(writer_for(engine)._lanes) == (1 if engine.dialect.name == "sqlite" else 2)
     finally:
-        app.state.engine.dispose()
+        app.state.store.dispose()

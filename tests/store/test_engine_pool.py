@@ -12,6 +12,7 @@ from sqlalchemy.engine import Engine
 from starlette.requests import Request
 
 from plumbline.server.api.routing import read_connection
+from plumbline.store import Store
 from plumbline.store import engine as store_engine
 
 pytestmark = pytest.mark.postgres
@@ -79,7 +80,7 @@ def test_a_recently_used_connection_is_not_pinged(
 
 def test_read_connections_open_no_transaction(pg_engine: Engine) -> None:
     app = FastAPI()
-    app.state.engine = pg_engine
+    app.state.store = Store(pg_engine)
     request = Request({"type": "http", "app": app, "headers": [], "method": "GET", "path": "/"})
     reads = read_connection(request)
     conn = next(reads)

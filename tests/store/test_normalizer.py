@@ -20,6 +20,7 @@ from table_locks import table_locked
 
 from plumbline.openlineage import ParsedEvent, parse_event
 from plumbline.server.fresh_reads import wait_until_normalized
+from plumbline.store import Store
 from plumbline.store.write import NormalizeError, StoreWriter, normalizer, writer_for
 from plumbline.store.write.events import store_raw_events
 
@@ -61,14 +62,14 @@ def test_accepted_events_are_normalized_in_the_background_and_only_once(engine: 
     events = [parse_event(e) for e in _run("a") + _run("b")]
     result = writer.accept(events)
     assert len(result.stored) == 4
-    assert wait_until_normalized(engine, writer, 30) == 0
+    assert wait_until_normalized(Store(engine), writer, 30) == 0
     assert _jobs(engine) == ["a", "b"]
     assert _pending(engine) == []
     state = counts(engine)
     assert state["runs"] == 2 and state["run_states"] == 4
     # the same events again are duplicates: nothing new is pending or normalized
     assert writer.accept(events).duplicates == 4
-    assert wait_until_normalized(engine, writer, 30) == 0
+    assert wait_until_normalized(Store(engine), writer, 30) == 0
     assert counts(engine) == state
 
 
@@ -84,7 +85,7 @@ def test_events_a_stopped_process_left_pending_are_normalized_by_the_next(engine
 
     restarted = StoreWriter(engine)
     restarted.normalizer.start()
-    assert wait_until_normalized(engine, restarted, 30) == 0
+    assert wait_until_normalized(Store(engine), restarted, 30) == 0
     assert _jobs(engine) == ["left_behind"]
     assert _pending(engine) == []
     assert counts(engine)["run_states"] == 2
@@ -100,7 +101,7 @@ def test_an_event_the_database_refuses_is_kept_marked_failed_and_the_others_go_o
     assert len(result.stored) == 6
 
     # reads do not wait for failed events
-    assert wait_until_normalized(engine, writer, 30) == 0
+    assert wait_until_normalized(Store(engine), writer, 30) == 0
     assert _jobs(engine) == ["also_good", "good"]
     pending = _pending(engine)
     assert len(pending) == 2  # the poisoned run's START and COMPLETE, kept
@@ -130,7 +131,7 @@ def test_accepting_waits_while_too_many_events_wait_for_normalization(
         assert late.is_alive(), "accepted although the normalization queue was full"
     late.join(timeout=30)
     assert not late.is_alive()
-    assert wait_until_normalized(pg_engine, writer, 30) == 0
+    assert wait_until_normalized(Store(pg_engine), writer, 30) == 0
     assert _jobs(pg_engine) == ["first", "second"]
 
 

@@ -19,7 +19,7 @@ from plumbline.server.api.routing import (
     Namespace,
     ReadAccess,
     Reader,
-    StoreEngine,
+    TheStore,
     Timestamp,
     WriteAccess,
     comma_list_pattern,
@@ -101,11 +101,11 @@ def list_alerts(
 def ack_alert(
     *,
     id: Annotated[int, Path(ge=1, le=2**62, description="The alert's id")],  # noqa: A002
-    engine: StoreEngine,
+    store: TheStore,
     principal: WriteAccess,
 ) -> dict[str, Any]:
     alert_id = id
-    with engine.begin() as conn:
+    with store.writing() as conn:
         visible = alerts.alert_visible(conn, alert_id, principal.namespaces)
         if not visible:  # a hidden one is not found either: its existence is not told
             raise APIError(404, f"alert {alert_id} not found")

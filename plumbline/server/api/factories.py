@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from fastapi import APIRouter
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import Connection
 
 from plumbline.server.api.routing import (
     AdminAccess,
@@ -23,11 +23,11 @@ from plumbline.server.api.routing import (
     Offset,
     ReadAccess,
     Reader,
-    StoreEngine,
+    TheStore,
     WriteAccess,
 )
 from plumbline.server.auth import Principal
-from plumbline.store import VisibleTo
+from plumbline.store import Store, VisibleTo
 from plumbline.store.read import tags
 
 # namespaces.list_namespaces(conn, limit, offset, visible_to) and its siblings
@@ -105,8 +105,8 @@ def add_soft_delete_route(
     """
 
     def endpoint(**params: Any) -> Any:
-        principal, engine, values = _checked(params, names)
-        with engine.begin() as conn:
+        principal, store, values = _checked(params, names)
+        with store.writing() as conn:
             return hide(conn, *values)
 
     endpoint.__signature__ = _signature(names, AdminAccess)  # type: ignore[attr-defined]
@@ -130,8 +130,8 @@ def _endpoint(
     names: Sequence[str], add: bool, tagger: Tagger, answer: Answer
 ) -> Callable[..., Any]:
     def endpoint(**params: Any) -> Any:
-        principal, engine, values = _checked(params, names)
-        with engine.begin() as conn:
+        principal, store, values = _checked(params, names)
+        with store.writing() as conn:
             if (
                 add
                 and principal.namespaces is not None
@@ -145,22 +145,22 @@ def _endpoint(
     return endpoint
 
 
-def _checked(params: dict[str, Any], names: Sequence[str]) -> tuple[Principal, Engine, list[str]]:
-    """The caller, the engine and the path's values of a generated endpoint's ``params``, once
+def _checked(params: dict[str, Any], names: Sequence[str]) -> tuple[Principal, Store, list[str]]:
+    """The caller, the store and the path's values of a generated endpoint's ``params``, once
     the caller is checked for the namespace (the first of ``names``)."""
     principal: Principal = params["principal"]
     values = [params[name] for name in names]
     principal.check_namespace(values[0])
-    return principal, params["engine"], values
+    return principal, params["store"], values
 
 
 def _signature(names: Sequence[str], access: Any) -> inspect.Signature:
-    """What FastAPI reads of a generated endpoint: the path parameters, the engine, the caller."""
+    """What FastAPI reads of a generated endpoint: the path parameters, the store, the caller."""
     keyword = inspect.Parameter.KEYWORD_ONLY
     return inspect.Signature(
         [inspect.Parameter(name, keyword, annotation=str) for name in names]
         + [
-            inspect.Parameter("engine", keyword, annotation=StoreEngine),
+            inspect.Parameter("store", keyword, annotation=TheStore),
             inspect.Parameter("principal", keyword, annotation=access),
         ],
         return_annotation=dict,

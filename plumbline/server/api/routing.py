@@ -16,14 +16,14 @@ from urllib.parse import unquote
 from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi.routing import APIRoute
 from pydantic import BeforeValidator, StringConstraints
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import Connection
 from starlette.routing import Match
 from starlette.types import Scope
 
 from plumbline.openlineage.limits import MAX_NAMESPACE
 from plumbline.server.auth import Principal, require
 from plumbline.server.errors import APIError
-from plumbline.store import InvalidArgumentError, NotFoundError
+from plumbline.store import InvalidArgumentError, NotFoundError, Store
 
 PREFIX = "/api/v1"
 
@@ -65,20 +65,15 @@ def make_router(tag: str) -> APIRouter:
 
 
 def read_connection(request: Request) -> Iterator[Connection]:
-    """A connection for one request's reads. On PostgreSQL it runs in autocommit: at READ
-    COMMITTED each statement takes its own snapshot anyway, so a transaction around a request's
-    reads would only add its BEGIN and ROLLBACK round trips (SQLite's driver begins none for
-    reads)."""
-    with request.app.state.engine.connect() as conn:
-        if conn.dialect.name == "postgresql":
-            conn.execution_options(isolation_level="AUTOCOMMIT")
+    """A connection for one request's reads (:meth:`Store.reading`)."""
+    with request.app.state.store.reading() as conn:
         yield conn
 
 
-def store_engine(request: Request) -> Engine:
-    """The store's engine; write routes commit their own transaction (``with engine.begin()``)
-    before answering, so the next request sees the change."""
-    return request.app.state.engine  # type: ignore[no-any-return]
+def request_store(request: Request) -> Store:
+    """The store; write routes commit their own unit of work (``with store.writing()``) before
+    answering, so the next request sees the change."""
+    return request.app.state.store  # type: ignore[no-any-return]
 
 
 def max_graph_nodes(request: Request) -> int:
@@ -87,7 +82,7 @@ def max_graph_nodes(request: Request) -> int:
 
 
 Reader = Annotated[Connection, Depends(read_connection)]
-StoreEngine = Annotated[Engine, Depends(store_engine)]
+TheStore = Annotated[Store, Depends(request_store)]
 MAX_OFFSET = 2**31 - 1  # Marquez's offsets are Java ints; the stores' BIGINT would take 2**63 - 1
 Limit = Annotated[int, Query(ge=0, le=100_000, description="Page size")]
 Offset = Annotated[int, Query(ge=0, le=MAX_OFFSET, description="Rows to skip")]

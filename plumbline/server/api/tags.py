@@ -8,7 +8,7 @@ from fastapi import Body
 
 from plumbline.server.api.factories import add_list_route
 from plumbline.server.api.models import CreatedTag, TagList
-from plumbline.server.api.routing import StoreEngine, WriteAccess, make_router
+from plumbline.server.api.routing import TheStore, WriteAccess, make_router
 from plumbline.store.read import records, tags
 from plumbline.store.write import tagging
 
@@ -30,11 +30,11 @@ add_list_route(
 def put_tag(
     *,
     tag: str,
-    engine: StoreEngine,
+    store: TheStore,
     body: Annotated[CreatedTag | None, Body()] = None,
     principal: WriteAccess,
 ) -> records.TagPage:
     principal.check_global(f"tag {tag!r}")
-    with engine.begin() as conn:
+    with store.writing() as conn:
         tagging.put_tag(conn, tag, body.description if body else None)
         return tags.list_tags(conn, 100_000, 0)

@@ -50,7 +50,7 @@ def catalog_dataset_facets(
         raise APIError(503, str(exc)) from exc
     ds_namespace, ds_name = dataset_identity(found)
     if not principal.allows_namespace(ds_namespace):
-        with request.app.state.engine.connect() as conn:
+        with request.app.state.store.connection() as conn:
             try:
                 dataset_pk(conn, ds_namespace, ds_name, visible_to=principal.namespaces)
             except NotFoundError:

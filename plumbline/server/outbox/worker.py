@@ -1,9 +1,9 @@
 """The delivery loop: one thread per forward target, all state in the outbox table.
 
-Each round claims due rows (see :func:`queue.claim_due`), posts them in order, and records every
+Each round claims due rows (see :func:`queue.claimed`), posts them in order, and records every
 outcome. On PostgreSQL a round runs in one transaction holding the claimed rows' locks; on SQLite
 (one server per file) rows are read, posted, then updated in a short write transaction so ingestion
-is never blocked behind an HTTP call. A crash between a post and its record only causes a
+is never blocked behind an HTTP call (the store decides which). A crash between a post and its record only causes a
 redelivery of that same event: delivery is at least once.
 """
 
@@ -16,11 +16,12 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import Connection
 
 from plumbline.server.outbox.delivery import DeliveryResult, TargetClient
 from plumbline.server.outbox.policy import OutboxPolicy
 from plumbline.server.settings import ForwardTarget, NotifyTarget
+from plumbline.store import Store
 from plumbline.store import outbox as queue
 
 logger = logging.getLogger(__name__)
@@ -44,12 +45,12 @@ class TargetWorker:
 
     def __init__(
         self,
-        engine: Engine,
+        store: Store,
         target: ForwardTarget | NotifyTarget,
         policy: Callable[[], OutboxPolicy],
         on_outcome: Callable[[str, str], None] | None = None,
     ) -> None:
-        self.engine = engine
+        self.store = store
         self.key = target.key  # credentials stay in the settings, not in rows
         self.shown = self.key
         self._target = target
@@ -103,7 +104,7 @@ class TargetWorker:
     def _prune(self) -> None:
         retention = timedelta(seconds=self._policy().delivered_retention_s)
         try:
-            with self.engine.begin() as connection:
+            with self.store.writing() as connection:
                 pruned = queue.prune_delivered(connection, self.key, retention)
         except Exception:
             logger.warning("could not prune delivered outbox rows of %s", self.shown, exc_info=True)
@@ -114,16 +115,8 @@ class TargetWorker:
     def run_once(self, client: TargetClient) -> bool:
         """One round: deliver what is due; True when there may be more right away."""
         policy = self._policy()
-        if self.engine.dialect.name == "postgresql":
-            with self.engine.begin() as connection:
-                rows = queue.claim_due(connection, self.key, policy.batch_size)
-                self._deliver(connection, client, rows, policy)
-        else:
-            with self.engine.connect() as connection:
-                rows = queue.claim_due(connection, self.key, policy.batch_size)
-                connection.rollback()
-            with self.engine.begin() as connection:
-                self._deliver(connection, client, rows, policy)
+        with queue.claimed(self.store, self.key, policy.batch_size) as (connection, rows):
+            self._deliver(connection, client, rows, policy)
         return len(rows) >= policy.batch_size
 
     def _send_in_order(
