@@ -6,11 +6,10 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import click
-from sqlalchemy.engine import Engine
 
 from plumbline.cli.options import db_option
 from plumbline.cli.stores import existing_store, reachable, say_if_new
-from plumbline.store import default_db_url
+from plumbline.store import Store, default_db_url
 
 
 @click.group()
@@ -27,10 +26,10 @@ def upgrade(db_url: str | None) -> None:
 
     url = db_url or default_db_url()
     say_if_new(url)
-    engine = reachable(url)
-    before = current_revision(engine)
+    store = reachable(url)
+    before = current_revision(store.engine)
     try:
-        after = run_upgrade(engine)
+        after = run_upgrade(store.engine)
     except StoreError as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(f"database at revision {after} (was {before or 'empty'})")
@@ -86,34 +85,34 @@ def prune(
     if (older_than is None) == (before_text is None):
         raise click.UsageError("give exactly one of --older-than and --before")
     before = _instant(before_text) if before_text else datetime.now(UTC) - _age(older_than or "")
-    engine = _store_at_newest_schema(db_url)
-    deleted = run_prune(engine, before, dry_run=dry_run)
+    store = _store_at_newest_schema(db_url)
+    deleted = run_prune(store.engine, before, dry_run=dry_run)
     verb = "would delete" if dry_run else "deleted"
     click.echo(f"cut-off {before.isoformat(timespec='seconds')}")
     for table, count in deleted.items():
         click.echo(f"{verb} {count} {table} rows")
 
 
-def _store_at_newest_schema(db_url: str | None) -> Engine:
-    """The store's engine, once it exists (nothing is created: a missing one is refused, exit 2)
+def _store_at_newest_schema(db_url: str | None) -> Store:
+    """The store, once it exists (nothing is created: a missing one is refused, exit 2)
     and its schema is known to be this plumbline's newest (read without alembic when it is;
     alembic explains when it is not)."""
     from plumbline.store import at_newest_schema
 
-    engine = existing_store(db_url)
-    if at_newest_schema(engine):
-        return engine
+    store = existing_store(db_url)
+    if at_newest_schema(store.engine):
+        return store
     from plumbline.store import StoreError, check_not_newer, current_revision, head_revision
 
     try:
-        check_not_newer(engine)
+        check_not_newer(store.engine)
     except StoreError as exc:
         raise click.ClickException(str(exc)) from exc
-    if current_revision(engine) != head_revision():
+    if current_revision(store.engine) != head_revision():
         raise click.ClickException(
             "the database is not at the newest schema: run `plumbline db upgrade` first"
         )
-    return engine
+    return store
 
 
 @db.command()
@@ -131,10 +130,10 @@ def renormalize(db_url: str | None, dry_run: bool) -> None:
     from plumbline.store import failed_events
     from plumbline.store.write import StoreWriter
 
-    engine = _store_at_newest_schema(db_url)
-    _rebuild_input_versions(engine, dry_run)
-    _rebuild_column_history(engine, dry_run)
-    with engine.connect() as connection:
+    store = _store_at_newest_schema(db_url)
+    _rebuild_input_versions(store, dry_run)
+    _rebuild_column_history(store, dry_run)
+    with store.connection() as connection:
         by_error = failed_events(connection)
     total = sum(by_error.values())
     if not total:
@@ -150,7 +149,7 @@ def renormalize(db_url: str | None, dry_run: bool) -> None:
         click.echo(f"normalized again: {done} of {of}")
 
     try:
-        retried = StoreWriter(engine).normalizer.retry_failed(progress)
+        retried = StoreWriter(store.engine).normalizer.retry_failed(progress)
     except DBAPIError as exc:  # the database went away: what was unmarked stays pending
         raise click.ClickException(
             f"the database failed: {exc.orig}. Events already taken up are pending again and "
@@ -164,12 +163,12 @@ def renormalize(db_url: str | None, dry_run: bool) -> None:
         )
 
 
-def _rebuild_input_versions(engine: Engine, dry_run: bool) -> None:
+def _rebuild_input_versions(store: Store, dry_run: bool) -> None:
     """Run inputs linked before schema 0010 get their version and its source from their runs'
     raw events (said only when there are any)."""
     from plumbline.store.write.input_versions import rebuild_input_versions
 
-    done = rebuild_input_versions(engine, dry_run=dry_run)
+    done = rebuild_input_versions(store.engine, dry_run=dry_run)
     if done.rebuilt or done.without_events:
         verb = "would link" if dry_run else "linked"
         click.echo(
@@ -179,12 +178,12 @@ def _rebuild_input_versions(engine: Engine, dry_run: bool) -> None:
         )
 
 
-def _rebuild_column_history(engine: Engine, dry_run: bool) -> None:
+def _rebuild_column_history(store: Store, dry_run: bool) -> None:
     """Runs recorded before schema 0012 get their column-lineage history (which run carried
     which column edge) from their raw events (said only when there are any)."""
     from plumbline.store.write.history_rebuild import rebuild_column_history
 
-    done = rebuild_column_history(engine, dry_run=dry_run)
+    done = rebuild_column_history(store.engine, dry_run=dry_run)
     if done.runs or done.skipped:
         verb = "would give" if dry_run else "gave"
         click.echo(

@@ -52,12 +52,12 @@ def export(
     from plumbline.export import ExportError, ExportResult, export_tables
 
     since = _day(since_text)
-    engine = _store_at_newest_schema(db_url)
+    store = _store_at_newest_schema(db_url)
 
     def run(progress: Callable[[str, int], None] | None) -> ExportResult:
         try:
             return export_tables(
-                engine, out, file_format=file_format, since=since, full=full, progress=progress
+                store, out, file_format=file_format, since=since, full=full, progress=progress
             )
         except ExportError as exc:
             raise click.ClickException(str(exc)) from exc

@@ -10,7 +10,7 @@ import click
 from plumbline.cli.options import PORT, db_option
 from plumbline.cli.stores import say_if_new
 from plumbline.server import ConfigError, build_settings
-from plumbline.store import default_db_url, is_sqlite
+from plumbline.store import default_db_url, single_writer
 
 
 @click.command()
@@ -146,7 +146,7 @@ def serve(
             auth_meta=auth_meta,
             config_file=config_file,
         )
-        if workers > 1 and is_sqlite(settings.db_url):
+        if workers > 1 and single_writer(settings.db_url):
             raise ConfigError(
                 "--workers above 1 needs PostgreSQL: an SQLite store has a single writer"
             )

@@ -6,11 +6,10 @@ exit status 2, instead of creating an empty one at a mistyped path."""
 from __future__ import annotations
 
 import click
-from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 
 from plumbline.openlineage.urls import redact_url
-from plumbline.store import create_store_engine, default_db_url, sqlite_file
+from plumbline.store import Store, default_db_url, sqlite_file
 
 
 class NoStore(click.ClickException):
@@ -19,43 +18,43 @@ class NoStore(click.ClickException):
     exit_code = 2
 
 
-def reachable(url: str) -> Engine:
-    """The store's engine, once a connection to it has worked (a clear error otherwise)."""
+def reachable(url: str) -> Store:
+    """The store, once a connection to it has worked (a clear error otherwise)."""
     from sqlalchemy.exc import OperationalError
 
-    engine = create_store_engine(url)
+    store = Store.open(url)
     try:
-        with engine.connect():
+        with store.connection():
             pass
     except OperationalError as exc:
-        engine.dispose()
+        store.dispose()
         raise click.ClickException(f"cannot reach the database: {exc.orig}") from exc
-    return engine
+    return store
 
 
 def _hint() -> str:
     return "`plumbline db upgrade --db URL` or `plumbline serve --db URL` creates one"
 
 
-def existing_store(db_url: str | None) -> Engine:
-    """The engine of the store at ``db_url`` (default: PLUMBLINE_DB's or the user data dir's),
+def existing_store(db_url: str | None) -> Store:
+    """The store at ``db_url`` (default: PLUMBLINE_DB's or the user data dir's),
     which must exist: refused with :class:`NoStore` otherwise, nothing created."""
     url = db_url or default_db_url()
     path = sqlite_file(url)
     if path is not None and not path.is_file():
         raise NoStore(f"no plumbline store at {path} (no such file): {_hint()}")
-    engine = reachable(url)
+    store = reachable(url)
     from plumbline.store import current_revision
 
     try:
-        revision = current_revision(engine)
+        revision = current_revision(store.engine)
     except DBAPIError:
         revision = None
     if revision is None:
-        engine.dispose()
+        store.dispose()
         where = str(path) if path is not None else redact_url(url)
         raise NoStore(f"{where} holds no plumbline store (never migrated): {_hint()}")
-    return engine
+    return store
 
 
 def say_if_new(url: str) -> None:
@@ -71,11 +70,11 @@ def say_if_new(url: str) -> None:
         return
     from plumbline.store import current_revision
 
-    engine = create_store_engine(url)
+    store = Store.open(url)
     try:
-        if current_revision(engine) is None:
+        if current_revision(store.engine) is None:
             click.echo(f"plumbline: creating a new store in {redact_url(url)}", err=True)
     except DBAPIError:
         pass  # out of reach: the command says so
     finally:
-        engine.dispose()
+        store.dispose()

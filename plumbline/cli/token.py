@@ -3,23 +3,23 @@
 from __future__ import annotations
 
 import click
-from sqlalchemy.engine import Engine
 
 from plumbline.cli.options import db_option
 from plumbline.cli.stores import existing_store
+from plumbline.store import Store
 
 
-def _engine(db_url: str | None) -> Engine:
+def _store(db_url: str | None) -> Store:
     """The existing store at ``db_url`` (a missing one is refused, exit 2), migrated to the newest
     schema (tokens live in the store's database)."""
     from plumbline.store import StoreError, upgrade
 
-    engine = existing_store(db_url)
+    store = existing_store(db_url)
     try:
-        upgrade(engine)
+        upgrade(store.engine)
     except StoreError as exc:
         raise click.ClickException(str(exc)) from exc
-    return engine
+    return store
 
 
 @click.group()
@@ -50,13 +50,13 @@ def create(db_url: str | None, name: str, scope: str, namespaces: tuple[str, ...
     """Create a token and print it (alone, on the last line). It is shown only once."""
     from plumbline.server import TokenError, create_token
 
-    engine = _engine(db_url)
+    store = _store(db_url)
     try:
-        secret = create_token(engine, name, scope, namespaces or None)
+        secret = create_token(store.engine, name, scope, namespaces or None)
     except TokenError as exc:
         raise click.ClickException(str(exc)) from exc
     finally:
-        engine.dispose()
+        store.dispose()
     limited = ", ".join(sorted(set(namespaces))) if namespaces else "all namespaces"
     click.echo(f"created token {name!r} (scope {scope}, {limited}); it is shown only once:")
     click.echo(secret)
@@ -71,11 +71,11 @@ def list_(db_url: str | None) -> None:
 
     from plumbline.server import list_tokens
 
-    engine = _engine(db_url)
+    store = _store(db_url)
     try:
-        tokens = list_tokens(engine)
+        tokens = list_tokens(store.engine)
     finally:
-        engine.dispose()
+        store.dispose()
     table = Table("name", "scope", "namespaces", "created", "last used", "status")
     for info in tokens:
         table.add_row(
@@ -96,11 +96,11 @@ def revoke(db_url: str | None, name: str) -> None:
     """Revoke the token NAME; requests with it get 401 from then on."""
     from plumbline.server import TokenError, revoke_token
 
-    engine = _engine(db_url)
+    store = _store(db_url)
     try:
-        revoke_token(engine, name)
+        revoke_token(store.engine, name)
     except TokenError as exc:
         raise click.ClickException(str(exc)) from exc
     finally:
-        engine.dispose()
+        store.dispose()
     click.echo(f"revoked token {name!r}")

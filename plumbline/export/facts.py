@@ -73,7 +73,7 @@ class Dimensions:
 
     def __init__(self, conn: Connection, narrow: bool = False) -> None:
         self.conn, self.narrow = conn, narrow
-        self.sqlite = conn.dialect.name == "sqlite"
+        self.sqlite = export_reads.text_values(conn)
         self._rows: dict[str, list[tuple[Any, ...]]] = {}
         self._known: dict[str, set[int]] = {}
         self._tables: dict[str, dict[str, Any]] = {}

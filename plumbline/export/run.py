@@ -30,7 +30,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import Connection
 
 from plumbline.export import patch
 from plumbline.export.errors import ExportError
@@ -45,6 +45,7 @@ from plumbline.export.writers import (
     pyarrow_modules,
 )
 from plumbline.lineage_tables import HISTORY, TABLES
+from plumbline.store import Store
 from plumbline.store.read import export_reads
 
 STATE_FILE = "_plumbline_export.json"
@@ -92,7 +93,7 @@ def _save_state(out: Path, state: dict[str, Any]) -> None:
 
 
 def export_tables(
-    engine: Engine,
+    store: Store,
     out: Path,
     *,
     file_format: str = "parquet",
@@ -127,9 +128,7 @@ def export_tables(
         )
     began, started = time.monotonic(), datetime.now(UTC)
     result = ExportResult(incremental=state is not None)
-    with engine.connect() as conn:
-        if conn.dialect.name == "postgresql":  # one snapshot for every table
-            conn = conn.execution_options(isolation_level="REPEATABLE READ")
+    with store.snapshot() as conn:  # one snapshot for every table
         hidden = export_reads.hidden_digest(conn)
         changes = export_reads.Changes.everything()
         if state is not None and state.get("hidden") == hidden and state.get("layout") == LAYOUT:
@@ -246,14 +245,14 @@ class _TableExport:
         self, conn: Connection, dims: Dimensions, runs: export_reads.RunFilter
     ) -> Iterator[Any]:
         """The table's record batches for ``runs`` (history) or a range of jobs (edges)."""
-        dialect, sqlite = conn.dialect.name, conn.dialect.name == "sqlite"
+        sqlite = export_reads.text_values(conn)
         if self.table == "runs":
-            sql, params = export_reads.runs_statement(dialect, runs.days, runs.since)
+            sql, params = export_reads.runs_statement(conn, runs.days, runs.since)
         elif self.table in EDGES:
             jobs = runs.jobs if runs.jobs is not None else list(runs.job_ids or ())
-            sql, params = export_reads.edge_statement(dialect, self.table, jobs)
+            sql, params = export_reads.edge_statement(conn, self.table, jobs)
         else:
-            sql, params = export_reads.fact_statement(dialect, self.table, runs)
+            sql, params = export_reads.fact_statement(conn, self.table, runs)
         for rows in export_reads.stream(conn, sql, params, self.batch_size):
             if self.table in FACTS:
                 yield fact_batch(self.table, rows, dims)
@@ -347,9 +346,9 @@ class _TableExport:
         batches, file_keys = [], []
         wanted = sorted(key for ids in candidates.values() for key in ids)
         for chunk in _chunks(wanted, CHUNK):
-            sql, params = export_reads.keyed_statement(self.table, None, chunk, conn.dialect.name)
+            sql, params = export_reads.keyed_statement(self.table, None, chunk, conn)
             for rows in export_reads.stream(conn, sql, params, self.batch_size):
-                batch, read = view_batch(self.table, rows, conn.dialect.name == "sqlite", True)
+                batch, read = view_batch(self.table, rows, export_reads.text_values(conn), True)
                 batches.append(batch)
                 file_keys.append(read)
         fresh = self._table(batches)
@@ -391,7 +390,7 @@ class _TableExport:
         patched when few of their keys changed, else read in key order in one statement and
         cut into files by range."""
         _, pc = pyarrow_modules()
-        sqlite = conn.dialect.name == "sqlite"
+        sqlite = export_reads.text_values(conn)
         if keys is not None:
             keys = self._patch_keyed(conn, keys)
         wanted = None if keys is None else _parts(keys)

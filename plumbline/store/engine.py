@@ -54,6 +54,12 @@ def is_sqlite(url_or_engine: str | Engine) -> bool:
     return url.get_backend_name() == "sqlite"
 
 
+def single_writer(url: str) -> bool:
+    """True when the store at ``url`` takes writes from one process only (an SQLite file: one
+    writer at a time), so a server on it runs a single worker."""
+    return is_sqlite(url)
+
+
 def sqlite_file(url: str) -> Path | None:
     """The file of an SQLite URL (None: not SQLite, or an in-memory database)."""
     parsed = sa.make_url(url)

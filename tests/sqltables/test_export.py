@@ -22,7 +22,7 @@ from plumbline.cli import main
 from plumbline.export import ExportError, export_tables, patch, run
 from plumbline.export.writers import arrow_schema
 from plumbline.lineage_tables import HISTORY, TABLES
-from plumbline.store import prune
+from plumbline.store import Store, prune
 from plumbline.store.read.sql_tables import table_rows
 from plumbline.store.write import hiding
 
@@ -65,7 +65,7 @@ def _all(rows: list[dict[str, Any]], table: str) -> list[tuple[Any, ...]]:
 
 
 def test_parquet_export_reads_back_identical(built: Engine, out: Path) -> None:
-    result = export_tables(built, out / "out")
+    result = export_tables(Store(built), out / "out")
     store = _store(built)
     for table in TABLES:
         assert _all(_read_parquet(out / "out", table), table) == _all(store[table], table)
@@ -76,7 +76,7 @@ def test_parquet_export_reads_back_identical(built: Engine, out: Path) -> None:
 
 @pytest.mark.parametrize("file_format", ["jsonl", "csv"])
 def test_text_formats_hold_every_row(built: Engine, out: Path, file_format: str) -> None:
-    export_tables(built, out, file_format=file_format)
+    export_tables(Store(built), out, file_format=file_format)
     lines = (out / "jobs" / f"part-0.{file_format}").read_text().splitlines()
     names = sorted(json.loads(line)["name"] for line in lines) if file_format == "jsonl" else (
         sorted(line.split(",")[2] for line in lines[1:])
@@ -87,7 +87,7 @@ def test_text_formats_hold_every_row(built: Engine, out: Path, file_format: str)
 
 
 def test_incremental_export_rewrites_only_the_changed_days(built: Engine, out: Path) -> None:
-    export_tables(built, out, overlap=timedelta(0))
+    export_tables(Store(built), out, overlap=timedelta(0))
     day1 = out / "table_lineage" / "event_date=2024-01-01" / "part-0.parquet"
     before = day1.stat().st_mtime_ns
     new_run = run_uuid(6)
@@ -97,7 +97,7 @@ def test_incremental_export_rewrites_only_the_changed_days(built: Engine, out: P
         run_event(new_run, "COMPLETE", "2024-01-03T09:00:01Z", job="late", namespace=JOBS,
                   inputs=[dataset(*CLEAN)], outputs=[dataset("file", "/late")]),
     ])  # fmt: skip
-    again = export_tables(built, out, overlap=timedelta(0))
+    again = export_tables(Store(built), out, overlap=timedelta(0))
     assert again.incremental
     assert again.rows["table_lineage"] == 1 and again.rows["runs"] == 1
     assert day1.stat().st_mtime_ns == before  # untouched
@@ -107,9 +107,9 @@ def test_incremental_export_rewrites_only_the_changed_days(built: Engine, out: P
 
 
 def test_incremental_export_follows_a_prune(built: Engine, out: Path) -> None:
-    export_tables(built, out)
+    export_tables(Store(built), out)
     prune(built, datetime(2024, 1, 2, tzinfo=UTC))
-    export_tables(built, out)
+    export_tables(Store(built), out)
     runs = {r["entity_run_id"] for r in _read_parquet(out, "table_lineage")}
     assert runs == {run_uuid(1), run_uuid(3), run_uuid(4), run_uuid(5)}  # clean's run 2 pruned
     edges = {(r["entity_name"], r["run_count"]) for r in _read_parquet(out, "table_lineage_edges")}
@@ -117,7 +117,7 @@ def test_incremental_export_follows_a_prune(built: Engine, out: Path) -> None:
 
 
 def test_a_failed_export_leaves_the_files_before_it(built: Engine, out: Path) -> None:
-    export_tables(built, out)
+    export_tables(Store(built), out)
     jobs = out / "jobs" / "part-0.parquet"
     content = jobs.read_bytes()
 
@@ -126,22 +126,22 @@ def test_a_failed_export_leaves_the_files_before_it(built: Engine, out: Path) ->
             raise RuntimeError("disk full")
 
     with pytest.raises(RuntimeError):
-        export_tables(built, out, full=True, progress=fail)
+        export_tables(Store(built), out, full=True, progress=fail)
     assert jobs.read_bytes() == content
     assert not [p for p in out.rglob(".*") if p.is_file()]  # no temporary file left
 
 
 def test_since_keeps_history_from_that_day(built: Engine, out: Path) -> None:
-    result = export_tables(built, out, since=DAY2)
+    result = export_tables(Store(built), out, since=DAY2)
     assert result.rows["runs"] == 3
     assert [p.name for p in (out / "runs").iterdir()] == ["event_date=2024-01-02"]
 
 
 def test_a_folder_of_another_format_is_refused(built: Engine, out: Path) -> None:
-    export_tables(built, out, file_format="csv")
+    export_tables(Store(built), out, file_format="csv")
     with pytest.raises(ExportError, match="holds a csv export"):
-        export_tables(built, out)
-    export_tables(built, out, full=True)  # --full rewrites it as Parquet
+        export_tables(Store(built), out)
+    export_tables(Store(built), out, full=True)  # --full rewrites it as Parquet
     assert not list(out.rglob("part-0.csv"))
 
 
@@ -177,7 +177,7 @@ def test_the_export_equals_the_views_with_hidden_and_pruned_rows(built: Engine, 
     with built.begin() as conn:
         hiding.hide_dataset(conn, *CUSTOMERS)
         hiding.hide_job(conn, JOBS, "audit")
-    export_tables(built, out)
+    export_tables(Store(built), out)
     _same_as_the_views(built, out)
     assert "audit" not in {r["entity_name"] for r in _read_parquet(out, "table_lineage")}
 
@@ -186,7 +186,7 @@ def test_incremental_export_rewrites_only_the_files_of_changed_jobs(
     built: Engine, out: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(run, "PART_IDS", 1)  # a file per job and per dataset
-    export_tables(built, out, overlap=timedelta(0))
+    export_tables(Store(built), out, overlap=timedelta(0))
     before = _files(out)
     assert len([f for f in before if f.startswith("table_lineage_edges/")]) == 4  # 4 jobs
     new_run = run_uuid(7)
@@ -196,7 +196,7 @@ def test_incremental_export_rewrites_only_the_files_of_changed_jobs(
         run_event(new_run, "COMPLETE", "2024-01-03T09:00:01Z", job="audit", namespace=JOBS,
                   inputs=[dataset(*CLEAN)], outputs=[dataset(*AUDIT)]),
     ])  # fmt: skip
-    again = export_tables(built, out, overlap=timedelta(0))
+    again = export_tables(Store(built), out, overlap=timedelta(0))
     assert again.incremental
     assert again.rows["table_lineage_edges"] == 1  # audit's one edge, now with 2 runs
     after = _files(out)
@@ -210,10 +210,10 @@ def test_incremental_export_rewrites_only_the_files_of_changed_jobs(
 
 
 def test_hiding_a_job_after_an_export_drops_its_rows_at_the_next(built: Engine, out: Path) -> None:
-    export_tables(built, out)
+    export_tables(Store(built), out)
     with built.begin() as conn:
         hiding.hide_job(conn, JOBS, "clean")
-    again = export_tables(built, out)
+    again = export_tables(Store(built), out)
     assert not again.incremental  # what is hidden changed: everything is rewritten
     _same_as_the_views(built, out)
     names = {r["entity_name"] for r in _read_parquet(out, "column_lineage_edges")}
@@ -222,12 +222,12 @@ def test_hiding_a_job_after_an_export_drops_its_rows_at_the_next(built: Engine, 
 
 def test_an_export_of_the_one_file_layout_is_rewritten(built: Engine, out: Path) -> None:
     """An export written before current-state files were cut by id range is rewritten whole."""
-    export_tables(built, out)
+    export_tables(Store(built), out)
     state = json.loads((out / "_plumbline_export.json").read_text())
     del state["layout"], state["files"]  # as that export wrote it: no list of files either
     (out / "_plumbline_export.json").write_text(json.dumps(state))
     (out / "jobs" / "part-7.parquet").write_bytes(b"old")
-    assert not export_tables(built, out).incremental
+    assert not export_tables(Store(built), out).incremental
     assert not (out / "jobs" / "part-7.parquet").exists()
     _same_as_the_views(built, out)
 
@@ -258,36 +258,36 @@ def test_incremental_export_reads_back_as_a_full_one(
         return write_patched(target, *args)
 
     monkeypatch.setattr(patch, "write_patched", spy)
-    export_tables(built, out / "incremental", overlap=timedelta(0))
+    export_tables(Store(built), out / "incremental", overlap=timedelta(0))
     assert not patched  # a first export writes every file from the store
     ingest(built, later_events())
-    again = export_tables(built, out / "incremental", overlap=timedelta(0))
+    again = export_tables(Store(built), out / "incremental", overlap=timedelta(0))
     assert again.incremental
     tables = {p.parent.name for p in patched}
     assert {"table_lineage_edges", "column_lineage_edges", "jobs", "datasets"} <= tables
     assert all(pq.ParquetFile(p).metadata.num_row_groups == 1 for p in patched if p.exists())
-    export_tables(built, out / "full")
+    export_tables(Store(built), out / "full")
     _same_files(out / "incremental", out / "full")
     _same_as_the_views(built, out / "incremental")
 
 
 def test_a_damaged_file_is_rewritten_whole_instead_of_patched(built: Engine, out: Path) -> None:
-    export_tables(built, out / "incremental", overlap=timedelta(0))
+    export_tables(Store(built), out / "incremental", overlap=timedelta(0))
     for table in ("datasets", "table_lineage_edges"):
         (out / "incremental" / table / "part-0.parquet").write_bytes(b"not parquet")
     (out / "incremental" / "jobs" / "part-0.parquet").unlink()
     ingest(built, later_events())
-    assert export_tables(built, out / "incremental", overlap=timedelta(0)).incremental
-    export_tables(built, out / "full")
+    assert export_tables(Store(built), out / "incremental", overlap=timedelta(0)).incremental
+    export_tables(Store(built), out / "full")
     _same_files(out / "incremental", out / "full")
 
 
 def test_an_incremental_export_with_nothing_changed_rewrites_nothing(
     built: Engine, out: Path
 ) -> None:
-    export_tables(built, out, overlap=timedelta(0))
+    export_tables(Store(built), out, overlap=timedelta(0))
     before = _files(out)
-    again = export_tables(built, out, overlap=timedelta(0))
+    again = export_tables(Store(built), out, overlap=timedelta(0))
     assert again.incremental and again.files == 0 and sum(again.rows.values()) == 0
     assert _files(out) == before
     _same_as_the_views(built, out)

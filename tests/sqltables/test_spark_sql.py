@@ -19,7 +19,7 @@ from store_summary import ingest
 from plumbline.export import export_tables
 from plumbline.lineage_tables import TABLES
 from plumbline.spark import lineage_tables
-from plumbline.store import create_store_engine, upgrade
+from plumbline.store import Store, create_store_engine, upgrade
 from plumbline.store.read.sql_tables import table_rows
 
 pytestmark = pytest.mark.spark
@@ -43,7 +43,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
 @pytest.fixture(scope="module")
 def exported(spark: Any, store: Engine, tmp_path_factory: pytest.TempPathFactory) -> Any:
     out = tmp_path_factory.mktemp("export")
-    export_tables(store, out)
+    export_tables(Store(store), out)
     lineage_tables(spark, out)
     return spark
 
@@ -112,9 +112,9 @@ def test_spark_reads_an_incrementally_updated_export(spark: Any, tmp_path: Path)
     engine = create_store_engine(f"sqlite:///{tmp_path / 'store.db'}")
     upgrade(engine)
     build(engine)
-    export_tables(engine, tmp_path / "export", overlap=timedelta(0))
+    export_tables(Store(engine), tmp_path / "export", overlap=timedelta(0))
     ingest(engine, later_events())
-    assert export_tables(engine, tmp_path / "export", overlap=timedelta(0)).incremental
+    assert export_tables(Store(engine), tmp_path / "export", overlap=timedelta(0)).incremental
     lineage_tables(spark, tmp_path / "export", database="plumbline_incremental")
     with engine.connect() as conn:
         for table in TABLES:

@@ -145,9 +145,11 @@ def _snapshot(version: str) -> str:
     return f"CASE WHEN {version}.run_uuid IS NULL OR {version}.version <> {version}.run_uuid THEN {version}.version END"  # noqa: E501
 
 
-def fact_statement(dialect: str, table: str, runs: RunFilter) -> tuple[str, dict[str, Any]]:
+def fact_statement(conn: Connection, table: str, runs: RunFilter) -> tuple[str, dict[str, Any]]:
     """The statement reading the facts of a history table (``table_lineage``,
-    ``snapshot_lineage``, ``column_lineage``) for ``runs``, and its parameters."""
+    ``snapshot_lineage``, ``column_lineage``) for ``runs`` on ``conn``'s database, and its
+    parameters."""
+    dialect = conn.dialect.name
     filtered, params = _filtered(dialect, runs)
     if table == "column_lineage":
         sql = f"""SELECT {_RUN_COLUMNS}, h.output_dataset_id, h.output_field_id,
@@ -199,10 +201,11 @@ def _edges(dialect: str, keys: str, live: str, pruned: str) -> str:
 
 
 def edge_statement(
-    dialect: str, table: str, jobs: tuple[int, int] | Sequence[int]
+    conn: Connection, table: str, jobs: tuple[int, int] | Sequence[int]
 ) -> tuple[str, dict[str, Any]]:
-    """The statement grouping the edges of the jobs with ids in ``jobs``: an inclusive range
-    (a pair) or the ids themselves (a list)."""
+    """The statement grouping the edges of the jobs with ids in ``jobs`` on ``conn``'s
+    database: an inclusive range (a pair) or the ids themselves (a list)."""
+    dialect = conn.dialect.name
     if isinstance(jobs, tuple):
         runs = RunFilter(jobs=jobs)
         pruned_where = "WHERE job_id BETWEEN :job_lo AND :job_hi"
@@ -317,10 +320,11 @@ def keyed_statement(
     table: str,
     ranges: Sequence[tuple[int, int]] | None,
     keys: Sequence[int] | None = None,
-    dialect: str = "sqlite",
+    conn: Connection | None = None,
 ) -> tuple[str, dict[str, Any]]:
     """``table``'s rows with their file key first, in key order; ``ranges``: only the keys in
-    these inclusive ranges; ``keys``: only these keys."""
+    these inclusive ranges; ``keys``: only these keys (on ``conn``'s database)."""
+    dialect = "sqlite" if conn is None else conn.dialect.name
     key, select, inner = _KEYED[table]
     where, params = "", {}
     column = inner or key
@@ -338,9 +342,10 @@ def keyed_statement(
 
 
 def runs_statement(
-    dialect: str, days: Sequence[date] | None, since: date | None
+    conn: Connection, days: Sequence[date] | None, since: date | None
 ) -> tuple[str, dict[str, Any]]:
-    """``runs`` (read from its view) for ``days`` / from ``since``."""
+    """``runs`` (read from its view) for ``days`` / from ``since``, on ``conn``'s database."""
+    dialect = conn.dialect.name
     where: list[str] = []
     params: dict[str, Any] = {}
     if days is not None:
@@ -400,6 +405,12 @@ def lookup_rows(conn: Connection, kind: str, ids: Sequence[int] | None) -> list[
         chunk = {"ids": list(ids[start : start + 500])}
         found.extend(tuple(row) for row in conn.execute(_SOME[kind], chunk))
     return found
+
+
+def text_values(conn: Connection) -> bool:
+    """Whether ``conn``'s database hands dates, times and JSON back as text (SQLite) rather
+    than as Python values (PostgreSQL): how the export decodes the rows it reads."""
+    return conn.dialect.name == "sqlite"
 
 
 def stream(
