@@ -1,6 +1,10 @@
 """Peak memory of analysis reads (issue 28 item 5): the server's peak RSS while 8 clients ask at
 once for the root cause of a run at the end of a 4,950-node graph (``GET
-/api/v1/jobs/runs/{id}/root-cause?depth=50``), this checkout beside another (``--before``).
+/api/v1/jobs/runs/{id}/root-cause?depth=50``), this checkout beside another (``--before``);
+with ``--route all`` (or one ``--route NAME`` at a time), the same for every analysis route in
+turn (the heaviest question each can be asked of this graph, see ``ROUTES``), each printed with
+the documented bound: its peak over the RSS before must stay under the analysis memory budget
+(``ANALYSIS_MEMORY_BYTES``, 512 MiB).
 
 The graph: ``--layers`` (49) layers of ``--width`` (50) jobs; job i of layer l reads datasets i,
 i+1 and i+2 of layer l and writes dataset i of layer l+1 (2,450 jobs, 2,500 datasets: 4,950
@@ -14,6 +18,7 @@ until answered 200; the figures say how many 503s that took.
     .venv/bin/python bench/analysis_memory.py                                  # this checkout
     git worktree add /tmp/plumbline-before <commit>
     .venv/bin/python bench/analysis_memory.py --before /tmp/plumbline-before --backend postgresql
+    .venv/bin/python bench/analysis_memory.py --route all --backend postgresql
 """
 
 from __future__ import annotations
@@ -123,6 +128,84 @@ def fire(url: str, path: str, at_once: int) -> tuple[list[int], int, float]:
     return statuses, sum(refusals), time.monotonic() - began
 
 
+# route name -> its path for the graph's last run, end dataset and an early dataset's version
+ROUTES = {
+    "root-cause": "/api/v1/jobs/runs/{run}/root-cause?depth=50",
+    "root-cause by node": "/api/v1/root-cause?nodeId=dataset:bench:{end}&depth=50",
+    "lineage": "/api/v1/lineage?nodeId=dataset:bench:{end}&depth=100",
+    "column-lineage": "/api/v1/column-lineage?nodeId=dataset:bench:{end}&depth=100",
+    "runlineage upstream": "/api/v1/runlineage/upstream?runId={run}&depth=100",
+    "impact": "/api/v1/impact?nodeId=dataset:bench:d0_0",
+    "rerun-plan": "/api/v1/rerun-plan?nodeId=dataset:bench:d1_0&version={version}",
+    "run diff": "/api/v1/jobs/runs/{run}/diff",
+    "job diff": "/api/v1/diff?nodeId=job:bench:{job}",
+    "version lineage": "/api/v1/namespaces/bench/datasets/{end}/versions/{end_version}/lineage"
+    "?depth=50",
+}
+
+
+def measure_routes(
+    backend: str, layers: int, width: int, at_once: int, routes: list[str]
+) -> list[dict]:
+    """This checkout: 8 at once of each route in ``routes`` on one graph, one after another."""
+    from plumbline.server.read_budget import ANALYSIS_MEMORY_BYTES
+
+    batches, last = graph_events(layers, width)
+    out = []
+    with fresh_database(backend) as db_url, server_process(db_url) as (url, process):
+        pid = process.pid
+        with httpx.Client(base_url=url, timeout=600) as http:
+            for batch in batches:
+                response = http.post(
+                    "/api/v1/lineage",
+                    content=json.dumps(batch),
+                    headers={"Content-Type": "application/json"},
+                )
+                assert response.status_code == 201, response.text[:300]
+                wait_normalized(db_url)
+            end = f"d{layers}_0"
+            names = {
+                "run": last,
+                "end": end,
+                "job": f"j{layers - 1}_0",
+                "version": http.get("/api/v1/namespaces/bench/datasets/d1_0/versions").json()[
+                    "versions"
+                ][0]["version"],
+                "end_version": http.get(f"/api/v1/namespaces/bench/datasets/{end}/versions").json()[
+                    "versions"
+                ][0]["version"],
+            }
+            for route in routes:
+                path = ROUTES[route].format(**names)
+                one = http.get(path)
+                assert one.status_code == 200, (route, one.text[:300])
+                body = one.json()
+                time.sleep(1)
+                before = _status(pid, "VmRSS")
+                _reset_peak(pid)
+                statuses, refusals, seconds = fire(url, path, at_once)
+                peak = _status(pid, "VmHWM")
+                out.append(
+                    {
+                        "backend": backend,
+                        "route": route,
+                        "answer bytes": len(one.content),
+                        "truncated": [body.get("truncated"), body.get("truncatedReason")],
+                        "statuses": sorted(set(statuses)),
+                        "503s": refusals,
+                        "seconds": round(seconds, 1),
+                        "rss before MiB": round(before / MIB),
+                        "peak MiB": round(peak / MIB),
+                        "peak over before MiB": round((peak - before) / MIB),
+                        "bound MiB": round(ANALYSIS_MEMORY_BYTES / MIB),
+                        "under bound": peak - before < ANALYSIS_MEMORY_BYTES,
+                        "load": round(os.getloadavg()[0], 1),
+                    }
+                )
+                print(json.dumps(out[-1]), flush=True)
+    return out
+
+
 def measure(tree: Path, backend: str, layers: int, width: int, at_once: int) -> dict:
     batches, last = graph_events(layers, width)
     with fresh_database(backend) as db_url, server_process(db_url, tree=tree) as (url, process):
@@ -169,7 +252,17 @@ def main() -> None:
     parser.add_argument("--layers", type=int, default=49)
     parser.add_argument("--width", type=int, default=50)
     parser.add_argument("--at-once", type=int, default=8)
+    parser.add_argument(
+        "--route",
+        action="append",
+        choices=[*ROUTES, "all"],
+        help="measure these analysis routes (this checkout) instead of root cause A/B",
+    )
     args = parser.parse_args()
+    if args.route:
+        routes = list(ROUTES) if "all" in args.route else args.route
+        measure_routes(args.backend, args.layers, args.width, args.at_once, routes)
+        return
     trees = ([args.before] if args.before else []) + [ROOT]
     for tree in trees:
         print(

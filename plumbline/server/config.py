@@ -36,6 +36,7 @@ from plumbline.server.settings import (
     ServerSettings,
 )
 from plumbline.server.typed_table import BadValue, UnknownKeys, field_kinds, read_table, typed
+from plumbline.store import DEFAULT_MAX_ANALYSIS_ROWS
 from plumbline.store.write.alert_rules import KINDS, AlertRules
 
 
@@ -83,6 +84,7 @@ CONFIG_KEYS = frozenset(
         "ingest_memory_bytes",
         "body_timeout_seconds",
         "body_min_rate",
+        "max_analysis_rows",
         "access_log",
         "allowed_hosts",
         "auth_meta",
@@ -182,6 +184,7 @@ def build_settings(
         max_body_bytes=body_limit,
         ingest_memory_bytes=_ingest_memory_bytes(ingest_memory_bytes, file_config, body_limit),
         **_body_timing(file_config),
+        max_analysis_rows=_max_analysis_rows(file_config),
         access_log=access_log
         if access_log is not None
         else bool(file_config.get("access_log", True)),
@@ -332,6 +335,14 @@ def _ingest_memory_bytes(given: int | None, file_config: dict[str, Any], body_li
             f"ingest_memory_bytes must be at most {INGEST_MEMORY_BYTES_LIMIT} (1 TiB), not {value}"
         )
     return value
+
+
+def _max_analysis_rows(file_config: dict[str, Any]) -> int:
+    """``max_analysis_rows`` (1 to 100,000,000): the rows one analysis read may read."""
+    rows = _config_int(file_config, "max_analysis_rows", DEFAULT_MAX_ANALYSIS_ROWS)
+    if not 1 <= rows <= 100_000_000:
+        raise ConfigError(f"max_analysis_rows must be from 1 to 100000000, not {rows}")
+    return rows
 
 
 def _body_timing(file_config: dict[str, Any]) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from typing import Any
 
 from plumbline.openlineage.urls import lineage_endpoint, redact_url, target_key
 from plumbline.server.outbox.policy import OutboxPolicy
+from plumbline.store import DEFAULT_MAX_ANALYSIS_ROWS
 from plumbline.store.write.alert_rules import AlertRules
 
 DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024
@@ -86,6 +87,8 @@ class ServerSettings:
     catalogs: dict[str, dict[str, Any]] = field(default_factory=dict)
     # graph endpoints cut their result at this many nodes and say so
     max_graph_nodes: int = 2000
+    # rows one analysis read may read from the store; past them its answer is cut and says so
+    max_analysis_rows: int = DEFAULT_MAX_ANALYSIS_ROWS
     # retry policy of the forwarding outbox
     outbox: OutboxPolicy = OutboxPolicy()
     # threads that store accepted events raw, on PostgreSQL (None: two; SQLite always has one)

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from plumbline.store.read.screen import existing_fields
     from plumbline.store.read.visibility import VisibleTo
     from plumbline.store.read.walks import field_walk, job_walk, upstream_run_walk
+    from plumbline.store.read.work_budget import DEFAULT_MAX_ANALYSIS_ROWS, work_budget
     from plumbline.store.revision import at_newest_schema
     from plumbline.store.write.normalizer import (
         NormalizeError,
@@ -90,6 +91,8 @@ _EXPORTS = {
     "NodeId": "plumbline.store.read.nodeids",
     "resolve_node_id": "plumbline.store.read.nodeids",
     "existing_fields": "plumbline.store.read.screen",
+    "DEFAULT_MAX_ANALYSIS_ROWS": "plumbline.store.read.work_budget",
+    "work_budget": "plumbline.store.read.work_budget",
     "VisibleTo": "plumbline.store.read.visibility",
     "field_walk": "plumbline.store.read.walks",
     "job_walk": "plumbline.store.read.walks",
@@ -109,6 +112,7 @@ _EXPORTS = {
 
 __all__ = [
     "existing_fields",
+    "DEFAULT_MAX_ANALYSIS_ROWS",
     "at_newest_schema",
     "check_not_newer",
     "check_store_url",
@@ -154,6 +158,7 @@ __all__ = [
     "write",
     "writer_for",
     "WriteResult",
+    "work_budget",
 ]
 
 

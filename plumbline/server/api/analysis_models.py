@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from plumbline.server.api.models import Model
+from plumbline.server.api.models import Model, TruncatedReason
 
 NodeType = Literal["DATASET", "JOB", "DATASET_FIELD"]
 
@@ -76,7 +76,8 @@ class Impact(Model):
     nodes: list[ImpactNode] = Field(description="by distance, then type, then id; start first")
     edges: list[ImpactEdge] = Field(description="edges among the listed nodes, as data flows")
     levels: list[ImpactLevel] = Field(description="node ids grouped by distance")
-    truncated: bool = Field(description="the node cap cut the answer (nearest nodes kept)")
+    truncated: bool = Field(description="the node cap or the work budget cut the answer")
+    truncatedReason: TruncatedReason = None
     hiddenNodes: int = Field(description="nodes reached that the caller's token may not read")
 
 
@@ -151,3 +152,7 @@ class RerunPlan(Model):
         description="runs `db prune` removed, since the bad data appeared, of jobs reading an "
         "affected dataset: what they read is no longer stored, so they may need a rerun too"
     )
+    truncated: bool = Field(
+        default=False, description="the work budget cut the plan: it may miss steps"
+    )
+    truncatedReason: TruncatedReason = None

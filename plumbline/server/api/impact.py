@@ -21,12 +21,13 @@ from plumbline.server.api.routing import (
     ReadAccess,
     Reader,
     Timestamp,
+    WorkRows,
     make_router,
     max_graph_nodes,
     node_id_pattern,
 )
 from plumbline.server.read_budget import AnalysisMemory
-from plumbline.store import gc_paused, utc
+from plumbline.store import gc_paused, utc, work_budget
 
 router = make_router("Analysis")
 
@@ -83,9 +84,10 @@ def get_impact(
     ] = None,
     format: Format = "json",  # noqa: A002
     cap: Annotated[int, Depends(max_graph_nodes)],
+    rows: WorkRows,
     principal: ReadAccess,
 ) -> Response:
-    with gc_paused():
+    with gc_paused(), work_budget(rows) as work:
         result = impact(
             conn,
             nodeId,
@@ -99,4 +101,4 @@ def get_impact(
         )
         if format == "csv":
             return csv_response(impact_csv(result))
-        return GraphResponse(result.to_json())
+        return GraphResponse(work.mark(result.to_json()))

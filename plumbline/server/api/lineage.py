@@ -25,12 +25,13 @@ from plumbline.server.api.models import ColumnLineageGraph, LineageGraph, Upstre
 from plumbline.server.api.routing import (
     ReadAccess,
     Reader,
+    WorkRows,
     make_router,
     max_graph_nodes,
     node_id_pattern,
 )
 from plumbline.server.read_budget import AnalysisMemory
-from plumbline.store import gc_paused
+from plumbline.store import gc_paused, work_budget
 from plumbline.store.read import column_lineage, lineage, run_lineage
 
 router = make_router("Lineage")
@@ -80,10 +81,12 @@ def get_lineage(
     nodeId: NodeIdParam,
     depth: Depth = lineage.DEFAULT_DEPTH,
     cap: Annotated[int, Depends(max_graph_nodes)],
+    rows: WorkRows,
     principal: ReadAccess,
 ) -> GraphResponse:
-    with gc_paused():
-        return GraphResponse(lineage.get_lineage(conn, nodeId, depth, cap, principal.namespaces))
+    with gc_paused(), work_budget(rows) as work:
+        graph = lineage.get_lineage(conn, nodeId, depth, cap, principal.namespaces)
+        return GraphResponse(work.mark(dict(graph)))
 
 
 @router.get(
@@ -99,13 +102,14 @@ def get_column_lineage(
     depth: Depth = column_lineage.DEFAULT_DEPTH,
     withDownstream: Annotated[bool, Query(description="Also walk downstream")] = False,
     cap: Annotated[int, Depends(max_graph_nodes)],
+    rows: WorkRows,
     principal: ReadAccess,
 ) -> GraphResponse:
-    with gc_paused():
+    with gc_paused(), work_budget(rows) as work:
         graph = column_lineage.get_column_lineage(
             conn, nodeId, depth, withDownstream, cap, principal.namespaces
         )
-        return GraphResponse(graph)
+        return GraphResponse(work.mark(dict(graph)))
 
 
 @router.get(
@@ -120,7 +124,9 @@ def get_upstream_runs(
     runId: Annotated[str, Query(description="The run's id")],
     depth: Depth = lineage.DEFAULT_DEPTH,
     cap: Annotated[int, Depends(max_graph_nodes)],
+    rows: WorkRows,
     principal: ReadAccess,
 ) -> GraphResponse:
-    graph = run_lineage.get_upstream_runs(conn, runId, depth, cap, principal.namespaces)
-    return GraphResponse(graph)
+    with work_budget(rows) as work:
+        graph = run_lineage.get_upstream_runs(conn, runId, depth, cap, principal.namespaces)
+        return GraphResponse(work.mark(dict(graph)))

@@ -4,11 +4,22 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 RunState = Literal["NEW", "RUNNING", "COMPLETED", "FAILED", "ABORTED"]
+
+
+# why an analysis answer is cut short (issue 28 item 5), the same field in every analysis answer
+TruncatedReason = Annotated[
+    Literal["node cap", "work budget"] | None,
+    Field(
+        description="plumbline addition: why the answer is cut (`truncated`): `node cap`, the walk "
+        "reached the server's node cap (nearest nodes kept); `work budget`, the analysis read as "
+        "many rows as one answer may (`max_analysis_rows`); null when complete"
+    ),
+]
 
 
 class Model(BaseModel):
@@ -307,8 +318,10 @@ class LineageNode(Model):
 class LineageGraph(Model):
     graph: list[LineageNode]
     truncated: bool = Field(
-        description="plumbline addition: true when the node cap cut the graph (nearest nodes kept)"
+        description="plumbline addition: true when the node cap or the work budget cut the graph "
+        "(nearest nodes kept)"
     )
+    truncatedReason: TruncatedReason = None
 
 
 class Transformation(Model):
@@ -349,7 +362,10 @@ class ColumnLineageNode(Model):
 
 class ColumnLineageGraph(Model):
     graph: list[ColumnLineageNode]
-    truncated: bool = Field(description="plumbline addition: true when the node cap cut the graph")
+    truncated: bool = Field(
+        description="plumbline addition: true when the node cap or the work budget cut the graph"
+    )
+    truncatedReason: TruncatedReason = None
 
 
 class JobSummary(Model):
@@ -381,6 +397,7 @@ class UpstreamRun(Model):
 class UpstreamRunLineage(Model):
     runs: list[UpstreamRun]
     truncated: bool = Field(description="plumbline addition")
+    truncatedReason: TruncatedReason = None
 
 
 class LineageEventList(Model):

@@ -20,11 +20,12 @@ from plumbline.server.api.routing import (
     ReadAccess,
     Reader,
     Timestamp,
+    WorkRows,
     make_router,
     node_id_pattern,
 )
 from plumbline.server.read_budget import AnalysisMemory
-from plumbline.store import gc_paused, utc
+from plumbline.store import gc_paused, utc, work_budget
 
 router = make_router("Analysis")
 
@@ -57,9 +58,10 @@ def get_rerun_plan(
     format: Annotated[  # noqa: A002
         Literal["json", "csv"], Query(description="json, or csv: one row per step")
     ] = "json",
+    rows: WorkRows,
     principal: ReadAccess,
 ) -> Response:
-    with gc_paused():
+    with gc_paused(), work_budget(rows) as work:
         plan = rerun_plan(
             conn,
             node_id=nodeId,
@@ -70,4 +72,4 @@ def get_rerun_plan(
         )
         if format == "csv":
             return csv_response(rerun_csv(plan))
-        return GraphResponse(plan.to_json())
+        return GraphResponse(work.mark(plan.to_json()))

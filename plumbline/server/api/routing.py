@@ -81,6 +81,15 @@ def max_graph_nodes(request: Request) -> int:
     return int(request.app.state.settings.max_graph_nodes)
 
 
+def max_analysis_rows(request: Request) -> int:
+    """The rows one analysis read may read (``ServerSettings.max_analysis_rows``)."""
+    return int(request.app.state.settings.max_analysis_rows)
+
+
+# an analysis route's work budget: run the analysis in ``work_budget(rows)``, answer ``mark``ed
+WorkRows = Annotated[int, Depends(max_analysis_rows)]
+
+
 Reader = Annotated[Connection, Depends(read_connection)]
 TheStore = Annotated[Store, Depends(request_store)]
 MAX_OFFSET = 2**31 - 1  # Marquez's offsets are Java ints; the stores' BIGINT would take 2**63 - 1

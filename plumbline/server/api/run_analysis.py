@@ -25,6 +25,7 @@ from plumbline.server.api.lineage import GraphResponse
 from plumbline.server.api.routing import (
     ReadAccess,
     Reader,
+    WorkRows,
     make_router,
     max_graph_nodes,
     node_id_pattern,
@@ -32,7 +33,7 @@ from plumbline.server.api.routing import (
 from plumbline.server.api.run_analysis_models import RootCause, RunDiff, VersionLineage
 from plumbline.server.auth import Principal
 from plumbline.server.read_budget import AnalysisMemory
-from plumbline.store import gc_paused
+from plumbline.store import gc_paused, work_budget
 
 router = make_router("Analysis")
 
@@ -60,9 +61,13 @@ def get_run_diff(
         str | None, Query(description="Compare with this run of the same job instead")
     ] = None,
     conn: Reader,
+    rows: WorkRows,
     principal: ReadAccess,
 ) -> GraphResponse:
-    return GraphResponse(diff_runs(conn, id, against, principal.namespaces).to_json())
+    with work_budget(rows) as work:
+        return GraphResponse(
+            work.mark(diff_runs(conn, id, against, principal.namespaces).to_json())
+        )
 
 
 @router.get(
@@ -75,10 +80,12 @@ def get_job_diff(
     *,
     nodeId: Annotated[str, Query(pattern=node_id_pattern("job"), description="job:NS:NAME")],
     conn: Reader,
+    rows: WorkRows,
     principal: ReadAccess,
 ) -> GraphResponse:
     run = run_of_node(conn, nodeId, failed=False, visible_to=principal.namespaces, jobs_only=True)
-    return GraphResponse(diff_runs(conn, run, None, principal.namespaces).to_json())
+    with work_budget(rows) as work:
+        return GraphResponse(work.mark(diff_runs(conn, run, None, principal.namespaces).to_json()))
 
 
 @router.get(
@@ -96,9 +103,10 @@ def get_root_cause(
     depth: Depth = None,
     conn: Reader,
     cap: Cap,
+    rows: WorkRows,
     principal: ReadAccess,
 ) -> GraphResponse:
-    return _root_cause(conn, id, depth, cap, principal)
+    return _root_cause(conn, id, depth, cap, rows, principal)
 
 
 @router.get(
@@ -118,20 +126,21 @@ def get_node_root_cause(
     depth: Depth = None,
     conn: Reader,
     cap: Cap,
+    rows: WorkRows,
     principal: ReadAccess,
 ) -> GraphResponse:
     run = run_of_node(conn, nodeId, failed=True, visible_to=principal.namespaces)
-    return _root_cause(conn, run, depth, cap, principal)
+    return _root_cause(conn, run, depth, cap, rows, principal)
 
 
 def _root_cause(
-    conn: Connection, run_id: str, depth: int | None, cap: int, principal: Principal
+    conn: Connection, run_id: str, depth: int | None, cap: int, rows: int, principal: Principal
 ) -> GraphResponse:
-    with gc_paused():
+    with gc_paused(), work_budget(rows) as work:
         result = root_cause(
             conn, run_id, depth=depth, max_nodes=cap, visible_to=principal.namespaces
         )
-        return GraphResponse(result.to_json())
+        return GraphResponse(work.mark(result.to_json()))
 
 
 @router.get(
@@ -152,9 +161,10 @@ def get_version_lineage(
     depth: Depth = None,
     conn: Reader,
     cap: Cap,
+    rows: WorkRows,
     principal: ReadAccess,
 ) -> GraphResponse:
-    with gc_paused():
+    with gc_paused(), work_budget(rows) as work:
         result = version_lineage(
             conn,
             namespace,
@@ -165,4 +175,4 @@ def get_version_lineage(
             max_nodes=cap,
             visible_to=principal.namespaces,
         )
-        return GraphResponse(result.to_json())
+        return GraphResponse(work.mark(result.to_json()))

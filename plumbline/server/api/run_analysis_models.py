@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from plumbline.server.api.models import Model
+from plumbline.server.api.models import Model, TruncatedReason
 
 
 class JobRef(Model):
@@ -149,6 +149,10 @@ class RunDiff(Model):
     prunedRuns: list[PrunedRun] = Field(
         description="runs of the job pruned that would have been compared with instead"
     )
+    truncated: bool = Field(
+        default=False, description="the work budget cut the runs' facts: the diff may be partial"
+    )
+    truncatedReason: TruncatedReason = None
 
 
 class ProducedVersion(Model):
@@ -178,7 +182,8 @@ class RootCause(Model):
     truncatedReason: Literal["node cap", "work budget"] | None = Field(
         default=None,
         description="why the answer is cut: the walk reached the node cap, or more upstream runs "
-        "than one answer compares (the nearest are kept); null when complete",
+        "than one answer compares (the nearest are kept) or more rows than one answer may read "
+        "(`max_analysis_rows`); null when complete",
     )
 
 
@@ -205,4 +210,5 @@ class VersionLineage(Model):
     depth: int
     versions: list[VersionNode]
     truncated: bool
+    truncatedReason: TruncatedReason = None
     hiddenVersions: int = Field(description="versions reached that the token may not read")

@@ -24,6 +24,7 @@ from plumbline.store.read.screen import readable_among
 from plumbline.store.read.transformations import field_summary
 from plumbline.store.read.visibility import VisibleTo
 from plumbline.store.read.walks import direct_field_edges, field_walk, whole_dataset_field_edges
+from plumbline.store.read.work_budget import read_rows
 
 DEFAULT_DEPTH = 20
 
@@ -93,7 +94,7 @@ def _readable_fields(conn: Connection, ids: set[int], visible_to: VisibleTo) -> 
     kept = {field for field, dataset in dataset_of.items() if dataset in readable}
     feeding = {
         source
-        for _, source, *_ in conn.execute(_edges_into(), {"ids": sorted(kept)}).all()
+        for _, source, *_ in read_rows(conn, _edges_into(), {"ids": sorted(kept)})
         if source in ids
     }
     return kept | feeding
@@ -145,9 +146,9 @@ def _graph(conn: Connection, ids: set[int]) -> list[ColumnLineageNode]:
     # output field -> (input field, transformation); rows unpacked by position (attribute access
     # on a Row costs ~1 µs)
     inputs: dict[int, list[tuple[int, dict[str, Any]]]] = defaultdict(list)
-    for output, source, type_, subtype, description, masking in conn.execute(
-        _edges_into(), {"ids": sorted(ids)}
-    ).all():
+    for output, source, type_, subtype, description, masking in read_rows(
+        conn, _edges_into(), {"ids": sorted(ids)}
+    ):
         if source in fields:
             transformation = {
                 "type": type_,

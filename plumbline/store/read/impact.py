@@ -21,6 +21,7 @@ from plumbline.store.read.idlist import in_ids
 from plumbline.store.read.runs import marquez_state
 from plumbline.store.read.visibility import VisibleTo, visible_dataset_ids, visible_job_ids
 from plumbline.store.read.walks import direct_field_edges, whole_dataset_field_edges
+from plumbline.store.read.work_budget import read_rows
 
 
 class JobEdge(NamedTuple):
@@ -86,7 +87,7 @@ def job_edges(
     params: dict[str, Any] = {"ids": list(jobs)}
     if since is not None:
         params["since"] = since
-    rows = conn.execute(_job_edges_query(since is not None), params).all()
+    rows = read_rows(conn, _job_edges_query(since is not None), params)
     return [JobEdge._make(row) for row in rows]
 
 
@@ -111,9 +112,9 @@ def field_edges_among(
     if since is not None:
         params["since"] = since
     out = []
-    for output, source, type_, subtype, _description, _masking in conn.execute(
-        _field_edges_query(since is not None), params
-    ).all():
+    for output, source, type_, subtype, _description, _masking in read_rows(
+        conn, _field_edges_query(since is not None), params
+    ):
         if source in ids:
             out.append(FieldEdge(source, output, type_ or "", subtype or ""))
     return out

@@ -35,6 +35,7 @@ from plumbline.store.read.records import (
     NodeRef,
 )
 from plumbline.store.read.visibility import VisibleTo, visible_job_id
+from plumbline.store.read.work_budget import read_rows
 
 DEFAULT_DEPTH = 20
 
@@ -67,9 +68,7 @@ class _JobEdge(NamedTuple):
 def _job_datasets(conn: Connection, jobs: list[int]) -> dict[int, list[_JobEdge]]:
     """Every visible edge of each job, with the dataset's namespace and name, sorted."""
     out: dict[int, list[_JobEdge]] = defaultdict(list)
-    for job, dataset, direction, namespace, name in conn.execute(
-        _EDGES_OF_JOBS, {"ids": jobs}
-    ).all():
+    for job, dataset, direction, namespace, name in read_rows(conn, _EDGES_OF_JOBS, {"ids": jobs}):
         out[job].append(_JobEdge(namespace, name, direction, dataset))
     for edges in out.values():
         edges.sort()
@@ -104,13 +103,13 @@ def _connected_jobs(
         frontier = [start]
     else:
         seed = _SEED_JOBS.where(visible_job_id(_J.c.id, visible_to))
-        frontier = sorted(set(conn.execute(seed, {"start": start}).scalars()))
+        frontier = sorted({row[0] for row in read_rows(conn, seed, {"start": start})})
     depths = dict.fromkeys(frontier, 0)
     step = _NEIGHBOURS.where(visible_job_id(_J.c.id, visible_to))
     level = 0
     while frontier and level < max_depth and len(depths) <= cap:
         level += 1
-        found = set(conn.execute(step, {"ids": frontier}).scalars()) - depths.keys()
+        found = {row[0] for row in read_rows(conn, step, {"ids": frontier})} - depths.keys()
         frontier = sorted(found)
         depths.update(dict.fromkeys(frontier, level))
     return depths, len(depths) > cap
@@ -140,7 +139,8 @@ def get_lineage(
 
     depths, truncated = _connected_jobs(conn, node.kind, start, depth, cap, visible_to)
     ordered = sorted(depths, key=lambda job: (depths[job], job))
-    edges = _job_datasets(conn, ordered)
+    # each job is a node: past the cap's first jobs none can be kept, so their edges are not read
+    edges = _job_datasets(conn, ordered[:cap])
 
     # keep the nearest jobs, each with all its datasets, within the node cap
     jobs: list[int] = []

@@ -20,6 +20,7 @@ from plumbline.store import schema as s
 from plumbline.store.read.common import utc
 from plumbline.store.read.idlist import ByIds, in_ids
 from plumbline.store.read.runs import marquez_state
+from plumbline.store.read.work_budget import read_rows
 
 
 class RunSummary(NamedTuple):
@@ -83,7 +84,7 @@ def run_summaries(conn: Connection, run_ids: Sequence[int]) -> dict[int, RunSumm
     if not run_ids:
         return {}
     out = {}
-    for row in conn.execute(_RUNS(conn), {"ids": sorted(set(run_ids))}).all():
+    for row in read_rows(conn, _RUNS(conn), {"ids": sorted(set(run_ids))}):
         pk, uuid, job, ns, name, state, started, ended, parent, parent_ns, parent_job = row
         out[pk] = RunSummary(
             pk, uuid, job, ns, name, marquez_state(state), utc(started), utc(ended), parent,
@@ -122,7 +123,7 @@ def runs_io(conn: Connection, run_ids: Sequence[int]) -> dict[int, list[RunIo]]:
     of joining both to every row)."""
     if not run_ids:
         return {}
-    rows = conn.execute(_IO(conn), {"ids": sorted(set(run_ids))}).all()
+    rows = read_rows(conn, _IO(conn), {"ids": sorted(set(run_ids))})
     datasets = {row[2] for row in rows}
     versions = {row[3] for row in rows if row[3] is not None}
     names = {

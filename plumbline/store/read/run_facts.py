@@ -21,6 +21,7 @@ from plumbline.store.read.common import chunks, json_obj, utc
 from plumbline.store.read.idlist import in_ids
 from plumbline.store.read.runs import find_run_pk, runs_by_ids
 from plumbline.store.read.visibility import VisibleTo, visible_job_id
+from plumbline.store.read.work_budget import read_rows
 
 
 @dataclass(frozen=True)
@@ -118,7 +119,7 @@ def runs_facts(conn: Connection, run_pks: Sequence[int]) -> dict[int, RunFacts]:
         return {}
     ids = sorted(set(run_pks))
     io: dict[int, list[IoFacts]] = {}
-    for row in conn.execute(_IO, {"ids": ids}):
+    for row in read_rows(conn, _IO, {"ids": ids}):
         io.setdefault(row.run_id, []).append(
             IoFacts(
                 direction=row.direction,

@@ -16,6 +16,7 @@ from plumbline.store.read.records import DatasetSummary, UpstreamRun, UpstreamRu
 from plumbline.store.read.runs import marquez_state, run_pk_by_uuid
 from plumbline.store.read.visibility import VisibleTo, visible_job_id
 from plumbline.store.read.walks import upstream_run_walk
+from plumbline.store.read.work_budget import read_rows
 
 
 def get_upstream_runs(
@@ -92,7 +93,7 @@ def get_upstream_runs(
                 ),
             )
         io_query = io_query.order_by(io.c.run_id, n.c.name, d.c.name)
-        for io_row in conn.execute(io_query):
+        for io_row in read_rows(conn, io_query):
             inputs[io_row.run_id].append(
                 {
                     "namespace": io_row.namespace,

@@ -22,6 +22,7 @@ from plumbline.store.read.common import dataset_pk, utc
 from plumbline.store.read.errors import NotFoundError
 from plumbline.store.read.idlist import in_ids
 from plumbline.store.read.visibility import VisibleTo
+from plumbline.store.read.work_budget import read_rows
 
 
 @dataclass(frozen=True)
@@ -201,7 +202,7 @@ def run_versions(conn: Connection, run_ids: Sequence[int]) -> list[RunVersion]:
     """What these runs read and wrote, each with its version (by run, inputs first)."""
     if not run_ids:
         return []
-    rows = conn.execute(_OF_RUNS, {"ids": sorted(set(run_ids))}).all()
+    rows = read_rows(conn, _OF_RUNS, {"ids": sorted(set(run_ids))})
     return [_run_version(row) for row in rows]
 
 
@@ -209,7 +210,7 @@ def readers_of(conn: Connection, version_ids: Sequence[int]) -> list[RunVersion]
     """The run inputs that read these versions."""
     if not version_ids:
         return []
-    rows = conn.execute(_READERS, {"ids": sorted(set(version_ids))})
+    rows = read_rows(conn, _READERS, {"ids": sorted(set(version_ids))})
     return [_run_version(row) for row in rows]
 
 
@@ -217,7 +218,7 @@ def writers_of(conn: Connection, version_ids: Sequence[int]) -> list[RunVersion]
     """The run outputs that wrote these versions (the runs still stored)."""
     if not version_ids:
         return []
-    rows = conn.execute(_WRITERS, {"ids": sorted(set(version_ids))})
+    rows = read_rows(conn, _WRITERS, {"ids": sorted(set(version_ids))})
     return [_run_version(row) for row in rows]
 
 
@@ -257,5 +258,5 @@ def downstream_reads(conn: Connection, version_ids: Sequence[int]) -> list[tuple
     the versions runs wrote from them, transitively derives from them (one statement)."""
     if not version_ids:
         return []
-    rows = conn.execute(_DOWNSTREAM_READS, {"ids": sorted(set(version_ids))}).all()
+    rows = read_rows(conn, _DOWNSTREAM_READS, {"ids": sorted(set(version_ids))})
     return [(int(run), int(version)) for run, version in rows]

@@ -33,6 +33,7 @@ from plumbline.store.read.visibility import (
     visible_job_ids,
     walk_params,
 )
+from plumbline.store.read.work_budget import read_rows
 
 
 class rarely(FunctionElement[bool]):  # noqa: N801 - reads as SQL
@@ -88,7 +89,7 @@ def _limited(walk: sa.CTE) -> sa.Select[Any]:
 def _run(
     conn: Connection, statement: sa.Select[Any], params: dict[str, Any], cap: int
 ) -> WalkResult:
-    rows = conn.execute(statement, {**params, "cap_plus_one": cap + 1}).all()
+    rows = read_rows(conn, statement, {**params, "cap_plus_one": cap + 1})
     depths: dict[int, int] = {}
     for node_id, depth in rows:
         if node_id not in depths or depth < depths[node_id]:
