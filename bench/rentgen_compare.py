@@ -191,7 +191,9 @@ def database_bytes(db_url: str) -> dict[str, int]:
 def count_rows(db_url: str, table: str) -> int:
     engine = sa.create_engine(db_url)
     with engine.connect() as connection:
-        found = connection.execute(sa.text(f'SELECT count(*) FROM "{table}"')).scalar_one()
+        found = connection.execute(
+            sa.select(sa.func.count()).select_from(sa.table(table))
+        ).scalar_one()
     engine.dispose()
     return int(found)
 

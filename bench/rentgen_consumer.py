@@ -23,10 +23,9 @@ import time
 
 
 async def main() -> None:
-    from faststream.kafka import TestKafkaBroker
-
     from data_rentgen.consumer import broker_factory
     from data_rentgen.consumer.settings import ConsumerApplicationSettings
+    from faststream.kafka import TestKafkaBroker
 
     settings = ConsumerApplicationSettings()
     topic = settings.consumer.topics_list[0]
