@@ -361,11 +361,17 @@ def post_batches(url: str, source: EventSource, clients: int) -> float:
                 text = response.read()
                 while response.status == 503:  # the ingestion memory budget: retry, as told
                     time.sleep(float(response.getheader("Retry-After") or 1))
+                    # the server may close the connection after a 503 (it has not read the
+                    # body): a retry on it was a broken pipe that ended this client and lost
+                    # its batch; close() makes the next request open a new connection
+                    connection.close()
                     connection.request("POST", "/api/v1/lineage", body=body, headers=headers)
                     response = connection.getresponse()
                     text = response.read()
                 if response.status != 201:
                     failures.append(f"{response.status} {text[:200]!r}")
+        except Exception as error:  # a client that dies must fail the run, not lose batches
+            failures.append(repr(error))
         finally:
             connection.close()
 

@@ -265,7 +265,20 @@ def measure_plumbline(size: int, mode: str, clients: int) -> Figures:
         after = table_bytes(engine)
         engine.dispose()
         runs = count_rows(db_url, "runs")
-        assert runs == size // 2, f"plumbline stored {runs} runs, {size // 2} expected"
+        if runs != size // 2:
+            engine = sa.create_engine(db_url)
+            with engine.connect() as connection:
+                failed = connection.execute(
+                    sa.text(
+                        "SELECT count(*), min(error) FROM pending_events "
+                        "WHERE failed_at IS NOT NULL"
+                    )
+                ).one()
+            engine.dispose()
+            raise AssertionError(
+                f"plumbline stored {runs} runs, {size // 2} expected; failed events: {failed[0]}, "
+                f"e.g. {failed[1]}"
+            )
     grown = {name: after[name] - empty.get(name, 0) for name in after}
     total = sum(grown.values())
     raw = sum(grown.get(name, 0) for name in RAW_TABLES)
