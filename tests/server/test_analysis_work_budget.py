@@ -127,7 +127,7 @@ def test_every_analysis_route_answers_within_its_work_budget_and_says_so(
         ),
     }
     cut = make_server(max_analysis_rows=BUDGET)
-    engine = full.app.state.engine
+    store = full.app.state.store
     with (
         httpx.Client(base_url=full.url + "/api/v1", timeout=120) as whole,
         httpx.Client(base_url=cut.url + "/api/v1", timeout=120) as budgeted,
@@ -137,7 +137,7 @@ def test_every_analysis_route_answers_within_its_work_budget_and_says_so(
             assert answer.status_code == 200, (path, answer.text)
             body = answer.json()
             assert (body["truncated"], body["truncatedReason"]) == (False, None), path
-            with engine.connect() as conn:
+            with store.reading() as conn:
                 expected = _plain(before(conn))
             expected.setdefault("truncated", False)
             expected["truncatedReason"] = None
