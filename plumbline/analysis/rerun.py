@@ -190,14 +190,14 @@ def _uses(
 
 
 def _steps(
-    runs: dict[int, q.RunSummary],
+    runs: dict[int, q.RunRow],
     io: dict[int, list[q.RunIo]],
     read: dict[int, set[int]],
     bad: set[int],
 ) -> list[tuple[RerunStep, int]]:
     """Steps (with their job ids) in topological order of the jobs: a job comes after every job
     whose affected run wrote a version it read; in a cycle the earliest run goes first."""
-    by_job: dict[int, list[q.RunSummary]] = defaultdict(list)
+    by_job: dict[int, list[q.RunRow]] = defaultdict(list)
     for run in runs.values():
         by_job[run.job_id].append(run)
     job_of_run = {run.uuid: run.job_id for run in runs.values()}

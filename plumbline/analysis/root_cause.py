@@ -17,7 +17,7 @@ from sqlalchemy.engine import Connection
 
 from plumbline.analysis.impact import check_depth
 from plumbline.analysis.pruned import PrunedRun, pruned_by_id
-from plumbline.analysis.run_diff import RunDiff, RunSummary, Suspect, compare, facts_of_run
+from plumbline.analysis.run_diff import RunDiff, RunSide, Suspect, compare, facts_of_run
 from plumbline.store import (
     InvalidArgumentError,
     NotFoundError,
@@ -62,7 +62,7 @@ class UpstreamRun:
     """A run upstream of the start, ``distance`` runs away."""
 
     distance: int
-    run: RunSummary
+    run: RunSide
     suspect: bool
     reasons: tuple[str, ...]  # failed, jobChanged, inputChanged, outputChanged
     against: str | None  # the run its changes are measured against
@@ -86,7 +86,7 @@ class UpstreamRun:
 class RootCause:
     """The run, what changed in it, and the runs upstream of it (suspects first)."""
 
-    run: RunSummary
+    run: RunSide
     against: str | None
     changes: tuple[Suspect, ...]
     upstream: tuple[UpstreamRun, ...]

@@ -201,7 +201,7 @@ class ColumnLineageDiff:
 
 
 @dataclass(frozen=True)
-class RunSummary:
+class RunSide:
     """One side of a diff."""
 
     id: str
@@ -220,7 +220,7 @@ class RunSummary:
         return int((self.ended_at - self.started_at).total_seconds() * 1000)
 
     @classmethod
-    def of(cls, run: RunFacts) -> RunSummary:
+    def of(cls, run: RunFacts) -> RunSide:
         return cls(
             id=run.uuid,
             namespace=run.namespace,
@@ -264,8 +264,8 @@ class RunDiff:
     """What changed between ``against`` and ``run`` (``against`` None: nothing to compare with,
     ``against_reason`` says why)."""
 
-    run: RunSummary
-    against: RunSummary | None
+    run: RunSide
+    against: RunSide | None
     against_reason: str  # lastCompleteBefore | requested | noEarlierCompleteRun
     inputs: tuple[IoDiff, ...]
     outputs: tuple[IoDiff, ...]
@@ -395,7 +395,7 @@ def compare(
     run_changes = (
         _facet_changes(other.facets, run.facets, _VOLATILE_RUN_FACETS) if other is not None else ()
     )
-    before, after = RunSummary.of(other) if other else None, RunSummary.of(run)
+    before, after = RunSide.of(other) if other else None, RunSide.of(run)
     lineage = _column_lineage_diff(run, other, events, other_events)
     diff = RunDiff(
         run=after,

@@ -23,7 +23,9 @@ from plumbline.store.read.runs import marquez_state
 from plumbline.store.read.work_budget import read_rows
 
 
-class RunSummary(NamedTuple):
+class RunRow(NamedTuple):
+    """A run the rerun planner weighs: its job, state, times and parent run."""
+
     id: int
     uuid: str
     job_id: int
@@ -79,14 +81,14 @@ _RUNS = ByIds(
 )
 
 
-def run_summaries(conn: Connection, run_ids: Sequence[int]) -> dict[int, RunSummary]:
+def run_summaries(conn: Connection, run_ids: Sequence[int]) -> dict[int, RunRow]:
     """Job, state, times and parent of each run (one statement)."""
     if not run_ids:
         return {}
     out = {}
     for row in read_rows(conn, _RUNS(conn), {"ids": sorted(set(run_ids))}):
         pk, uuid, job, ns, name, state, started, ended, parent, parent_ns, parent_job = row
-        out[pk] = RunSummary(
+        out[pk] = RunRow(
             pk, uuid, job, ns, name, marquez_state(state), utc(started), utc(ended), parent,
             parent_ns, parent_job,
         )  # fmt: skip

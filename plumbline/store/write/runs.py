@@ -504,7 +504,7 @@ def _complete_and_fail_tied(
     return tied[0] if tied else None
 
 
-class RunSummary(TypedDict):
+class RunStatus(TypedDict):
     """What a run's transitions say about it."""
 
     current_state: str | None
@@ -512,7 +512,7 @@ class RunSummary(TypedDict):
     ended_at: datetime | None
 
 
-def summarize(states: list[tuple[str, datetime]]) -> RunSummary:
+def summarize(states: list[tuple[str, datetime]]) -> RunStatus:
     """current_state, started_at and ended_at from a run's transitions, whatever their order."""
     terminal = [(t, _RANK[s], s) for s, t in states if s in TERMINAL_STATES]
     running = [(t, _RANK[s], s) for s, t in states if s not in TERMINAL_STATES]
