@@ -61,13 +61,13 @@ class CaptureHandle:
         )
         self._queries = QueryEnds(spark, self._worker.submit, self._stream_ended)
 
-    def _stream_ended(self, run_id: str, error: str | None, when_ms: float) -> None:
+    def _stream_ended(self, run_id: str, error: str | None, when_ms: float, execution: Any) -> None:
         """A streaming query run ended: after the batch ends Spark queued before it, complete it."""
         try:  # the batch's SQL end travels on another listener queue: let it arrive first
             self._jsc.listenerBus().waitUntilEmpty(2000)
         except Exception:
             log.debug("listener bus did not drain in time", exc_info=True)
-        self._worker.submit(lambda: self._tracker.streams.terminated(run_id, error, when_ms))
+        self._worker.submit(lambda: self._tracker.stream_ended(run_id, error, when_ms, execution))
 
     def _submit(self, event: dict[str, Any]) -> None:
         self._emitter.submit(event)

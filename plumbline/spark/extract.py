@@ -416,4 +416,31 @@ def describe_action(
     return facts
 
 
-__all__ = ["ActionFacts", "DatasetFacts", "Deps", "TableMemory", "describe_action", "sql_text"]
+class _PlanOnly:
+    """A QueryExecution stand-in for a plan that never ran as one (a streaming query's own plan,
+    `WriteToMicroBatchDataSource[V1]` over its sources, when it failed before a micro-batch)."""
+
+    def __init__(self, plan: Any) -> None:
+        self._plan = plan
+
+    def analyzed(self) -> Any:
+        return self._plan
+
+    def logical(self) -> Any:
+        return self._plan
+
+
+def describe_plan(session: Any, plan: Any) -> ActionFacts:
+    """Describe an analyzed plan that did not run (no metrics)."""
+    return describe_action(session, _PlanOnly(plan), with_metrics=False)
+
+
+__all__ = [
+    "ActionFacts",
+    "DatasetFacts",
+    "Deps",
+    "TableMemory",
+    "describe_action",
+    "describe_plan",
+    "sql_text",
+]

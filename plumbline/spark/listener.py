@@ -277,17 +277,23 @@ for _name in _IGNORED_CALLBACKS:
 
 
 class QueryEnds:
-    """A StreamingQueryListener that queues `on_end(run_id, error, time_ms)` when a query run
-    terminates (PySpark's listener API; progress events are left to the SQL listener)."""
+    """A StreamingQueryListener that queues `on_end(run_id, error, time_ms, execution)` when a
+    query run terminates (PySpark's listener API; progress events are left to the SQL listener).
+
+    `execution` is the query's JVM `StreamExecution`, looked up when the run started (Spark calls
+    `onQueryStarted` on the query's own thread, holding no lock): a query that fails before its
+    first micro-batch has no batch plan to be named after, only the query's own plan.
+    """
 
     def __init__(
         self,
         spark: Any,
         submit: Callable[[Callable[[], None]], None],
-        on_end: Callable[[str, str | None, float], None],
+        on_end: Callable[[str, str | None, float, Any], None],
     ) -> None:
         self._spark = spark
         self._listener: Any = None
+        executions: dict[str, Any] = {}
         try:
             from pyspark.sql.streaming.listener import StreamingQueryListener
         except ImportError:
@@ -295,7 +301,12 @@ class QueryEnds:
 
         class _Ends(StreamingQueryListener):
             def onQueryStarted(self, event: Any) -> None:  # noqa: N802 - PySpark's API
-                pass
+                try:
+                    query = spark.streams.get(str(event.id))
+                    if query is not None:
+                        executions[str(event.runId)] = query._jsq.streamingQuery()
+                except Exception as exc:
+                    log.info("plumbline cannot read a streaming query at its start: %s", exc)
 
             def onQueryProgress(self, event: Any) -> None:  # noqa: N802
                 pass
@@ -306,7 +317,8 @@ class QueryEnds:
             def onQueryTerminated(self, event: Any) -> None:  # noqa: N802
                 try:
                     run_id, error, when = str(event.runId), event.exception, time.time() * 1000
-                    submit(lambda: on_end(run_id, error, when))
+                    execution = executions.pop(run_id, None)
+                    submit(lambda: on_end(run_id, error, when, execution))
                 except Exception as exc:
                     log.warning("plumbline listener failed on a query's end: %s", exc)
 

@@ -23,6 +23,7 @@ from plumbline.spark.extract import (
     add_metrics,
     add_nested_scan_metrics,
     describe_action,
+    describe_plan,
 )
 from plumbline.spark.settings import PROPERTIES_KEY, captured_properties
 from plumbline.spark.vocabulary import SAVE_AS_TABLE_WRAPPERS
@@ -93,6 +94,19 @@ class RunTracker:
             except Exception:
                 log.debug("cannot read the Spark properties", exc_info=True)
         return self._properties
+
+    def stream_ended(self, run_id: str, error: str | None, time_ms: float, execution: Any) -> None:
+        """A streaming query run terminated. One that failed before any micro-batch wrote is
+        named after the query's own plan (`execution`: its StreamExecution), START then FAIL."""
+        if error and execution is not None and not self.streams.knows(run_id):
+            try:
+                facts = describe_plan(self._session, execution.logicalPlan())
+            except Exception as exc:
+                log.info("plumbline cannot read the plan of a failed streaming query: %s", exc)
+            else:
+                facts.error = (error.splitlines()[0], error)
+                self.streams.batch(run_id, facts, time_ms)
+        self.streams.terminated(run_id, error, time_ms)
 
     def close(self, time_ms: float) -> None:
         """Stop following the catalog's events; streaming query runs still open complete."""

@@ -311,6 +311,10 @@ class StreamRuns:
         elif new or time_ms - stream.last_sent_ms >= self._progress_ms:
             self._send("RUNNING", stream, time_ms)
 
+    def knows(self, run_id: str) -> bool:
+        """Whether a batch of the query run wrote (its run started)."""
+        return run_id in self._streams
+
     def terminated(self, run_id: str, error: str | None, time_ms: float) -> None:
         """The query run ended (with its exception's text, if it failed)."""
         self._ended.add(run_id)

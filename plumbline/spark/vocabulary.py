@@ -204,7 +204,8 @@ WRITE_EXEC_PREFIXES = (
 )
 # `nodeName()` prefixes and names of executed scans, and the suffix of adaptive query stages.
 SCAN_EXEC_PREFIXES = ("Scan ", "BatchScan ")
-SCAN_EXECS = frozenset({"InMemoryTableScan"})
+# a micro-batch's scan of a DataSource V2 stream (Kafka): its numOutputRows are the rows it read
+SCAN_EXECS = frozenset({"InMemoryTableScan", "MicroBatchScan"})
 QUERY_STAGE_SUFFIX = "QueryStage"
 ADAPTIVE_PLAN = "AdaptiveSparkPlan"
 # Spark 4.0+: the final stage of an adaptive plan, wrapping its root (a write's command node).

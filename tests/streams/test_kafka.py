@@ -84,6 +84,11 @@ def _one_run(events: list[dict[str, Any]], end: str = "COMPLETE") -> dict[str, A
     return events[-1]
 
 
+def _rows_read(dataset: dict[str, Any]) -> int | None:
+    """The rowCount of an input's inputStatistics facet (None: no statistics)."""
+    return dataset.get("inputFacets", {}).get("inputStatistics", {}).get("rowCount")
+
+
 def _source_rows(run: dict[str, Any], query: str, index: int = 0) -> list[tuple[Any, Any, int]]:
     """(startOffset, endOffset, numInputRows) of every batch Spark reported for the query."""
     return [
@@ -125,6 +130,7 @@ def test_kafka_to_kafka_is_one_streaming_run(run: dict[str, Any]) -> None:
         "value": {("orders", "value", "TRANSFORMATION")},
     }
     assert _source_rows(run, "to_kafka") == [(None, {"orders": {"0": 6}}, 6)]
+    assert _rows_read(end["inputs"][0]) == 6  # the micro-batch scan's rows, as Spark counts them
 
 
 def test_kafka_to_files_names_the_folder(run: dict[str, Any]) -> None:
@@ -177,14 +183,19 @@ def test_a_sink_broker_that_is_down_fails_the_run_with_kafkas_error(run: dict[st
     assert _names(end["inputs"]) == [(run["ns"], "orders")]
 
 
-def test_a_source_broker_that_is_down_fails_the_query_unchanged(run: dict[str, Any]) -> None:
+def test_a_source_broker_that_is_down_fails_the_run_with_kafkas_error(run: dict[str, Any]) -> None:
     """Spark fails the query before it plans a micro-batch: the job sees Spark's own exception
-    (Kafka's TimeoutException) and the capture has no batch to name a run after (no event)."""
+    (Kafka's TimeoutException), and the run is named after the query's own plan, START then FAIL."""
     (reported,) = run["report"]["dead_source"]
     assert "TimeoutException: Timed out waiting for a node assignment" in reported["error"]
     assert reported["progress"] == []
-    assert _stream(run, "dead_source") == []
-    assert "Traceback" not in run["stderr"].split("dead_source")[-1]
+    end = _one_run(_stream(run, "dead_source"), end="FAIL")
+    assert end["job"]["name"] == f"{APP}.execute_write_to_micro_batch_data_source_v1.dead_out"
+    (source,) = end["inputs"]
+    assert source["name"] == "orders" and source["namespace"] != run["ns"]
+    assert _names(end["outputs"]) == [("file", str(run["work"] / "dead_out"))]
+    message = end["run"]["facets"]["errorMessage"]["message"]
+    assert "TimeoutException: Timed out waiting for a node assignment" in message
 
 
 def test_a_reset_topic_goes_backwards_as_spark_reports_it(run: dict[str, Any]) -> None:
@@ -196,8 +207,9 @@ def test_a_reset_topic_goes_backwards_as_spark_reports_it(run: dict[str, Any]) -
         ({"resettable": {"0": 5}}, {"resettable": {"0": 2}}, 0)
     ]
     assert run["report"]["reset_rows"] == [0, 1, 2, 3, 4]
-    for index in (0, 1):
+    for index, rows in ((0, 5), (1, 0)):
         end = _one_run(_stream(run, "reset", index))
         assert _names(end["inputs"]) == [(run["ns"], "resettable")]
+        assert _rows_read(end["inputs"][0]) == rows
         assert end["outputs"][0]["name"] == str(run["work"] / "reset_out")
     assert run["report"]["reset"][0]["runId"] != run["report"]["reset"][1]["runId"]
