@@ -21,7 +21,7 @@ from plumbline.store.read.versions import (
     writers_of,
 )
 from plumbline.store.schema import run_io, runs
-from plumbline.store.write.input_versions import version_as_of
+from plumbline.store.write.version_as_of import version_as_of
 
 NS = "warehouse"
 

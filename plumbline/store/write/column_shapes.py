@@ -54,9 +54,7 @@ class RunShapes:
         return bool(self.new or self.changed)
 
 
-_STORED = sa.select(
-    run_shapes.c.run_id, run_shapes.c.shape_id, column_lineage_shapes.c.digest
-).join(column_lineage_shapes, column_lineage_shapes.c.id == run_shapes.c.shape_id)
+_STORED = sa.select(run_shapes.c.run_id, run_shapes.c.shape_id)
 _SHAPE_EDGES = sa.select(
     column_lineage_shape_edges.c.shape_id,
     *(column_lineage_shape_edges.c[c] for c in EDGE_COLUMNS),
@@ -81,19 +79,19 @@ def resolve_shapes(
     if not carried:
         return RunShapes()
     older = sorted(carried.keys() - batch.created_runs)
-    stored = {
-        row.run_id: (row.shape_id, row.digest)
+    stored: dict[int, int] = {
+        row.run_id: row.shape_id
         for row in (select_in(connection, _STORED, [run_shapes.c.run_id], older) if older else [])
     }
-    had = _edges_of(connection, {shape_id for shape_id, _ in stored.values()}) if stored else {}
+    had = _edges_of(connection, set(stored.values())) if stored else {}
     wanted: dict[int, tuple[str, set[Edge]]] = {}
     for run_id, edges in carried.items():
         before = stored.get(run_id)
         if before is not None:
-            edges = edges | had[before[0]]
-        name = digest(edges)
-        if before is None or before[1] != name:
-            wanted[run_id] = (name, edges)
+            if edges <= had[before]:
+                continue  # nothing new: the run keeps its shape
+            edges = edges | had[before]
+        wanted[run_id] = (digest(edges), edges)
     if not wanted:
         return RunShapes()
     ids = _shape_ids(connection, batch, {name: edges for name, edges in wanted.values()})

@@ -33,38 +33,23 @@ from plumbline.store.schema import (
 from plumbline.store.write.context import Batch
 from plumbline.store.write.datasets import version_source
 from plumbline.store.write.upsert import select_in
-
-
-def version_as_of(
-    dataset_id: sa.ColumnElement[Any], at: sa.ColumnElement[Any], reader: sa.ColumnElement[Any]
-) -> sa.ScalarSelect[Any]:
-    """The id of the dataset's version as of ``at``, for the run ``reader`` (a scalar subquery)."""
-    dv, writer = dataset_versions, runs.alias("writer")
-    return (
-        sa.select(dv.c.id)
-        .select_from(dv.outerjoin(writer, writer.c.uuid == dv.c.run_uuid))
-        .where(
-            dv.c.dataset_id == dataset_id,
-            dv.c.created_at <= at,
-            sa.or_(
-                writer.c.id.is_(None),
-                sa.and_(writer.c.current_state == "COMPLETE", writer.c.id != reader),
-            ),
-        )
-        .order_by(dv.c.created_at.desc(), dv.c.id.desc())
-        .limit(1)
-        .scalar_subquery()
-    )
-
+from plumbline.store.write.version_as_of import version_as_of
 
 _AS_OF = version_as_of(run_io.c.dataset_id, run_io.c.read_at, run_io.c.run_id)
 _BY_EVENT_TIME = sa.and_(run_io.c.direction == "input", run_io.c.version_source == "eventTime")
-# the inputs of some runs
+# the inputs of some runs whose version as of their read time is not the one linked (most were
+# linked as they were inserted: no update, no new row version)
 _LINK_RUNS = (
     sa.update(run_io)
     .values(dataset_version_id=_AS_OF)
-    .where(in_ids(run_io.c.run_id), _BY_EVENT_TIME)
+    .where(
+        in_ids(run_io.c.run_id),
+        _BY_EVENT_TIME,
+        run_io.c.dataset_version_id.is_distinct_from(_AS_OF),
+    )
 )
+
+
 # the inputs of a dataset read since a time, whose version as of then changed
 _RELINK_SINCE = (
     sa.update(run_io)

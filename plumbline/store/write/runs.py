@@ -22,6 +22,7 @@ from plumbline.store.write.upsert import (
     select_in,
     update_many,
 )
+from plumbline.store.write.version_as_of import versions_as_of
 
 STATES = ("START", "RUNNING", "COMPLETE", "ABORT", "FAIL")
 # ties at the same instant: a terminal state beats a running one, a failure beats a success
@@ -244,10 +245,52 @@ def write_run_io(connection: Connection, batch: Batch) -> None:
         _run_io_row(key, seen[key], _merged(linked[key], existing.get(key)), existing.get(key))
         for key in sorted(seen)
     ]
-    execute_many(connection, run_io, rows, _run_io_conflict)
+    _link_new_inputs(connection, [row for row in rows if _key(row) not in existing])
+    # a row this write leaves as it is stored is not written again (no new row version)
+    changed = [row for row in rows if not _unchanged(row, existing.get(_key(row)))]
+    if changed:
+        execute_many(connection, run_io, changed, _run_io_conflict)
     for row in [*existing.values(), *rows]:  # the rows written last
         io = batch.run_io.setdefault(_get(row, "run_id"), {})
         io[(_get(row, "dataset_id"), _get(row, "direction"))] = _get(row, "row_count")
+
+
+def _key(row: dict[str, Any]) -> IoKey:
+    return (row["run_id"], row["dataset_id"], row["direction"])
+
+
+_WRITTEN = ("dataset_version_id", "version_source", "facets", "facet_times", *_STATISTICS)
+_WRITTEN_TIMES = ("read_at", "statistics_at")
+
+
+def _unchanged(row: dict[str, Any], old: Any) -> bool:
+    """Whether writing ``row`` over the stored ``old`` (None: none) would change nothing."""
+    if old is None:
+        return False
+    return all(row[c] == getattr(old, c) for c in _WRITTEN) and all(
+        as_utc(row[c]) == as_utc(getattr(old, c)) for c in _WRITTEN_TIMES
+    )
+
+
+def _link_new_inputs(connection: Connection, rows: list[dict[str, Any]]) -> None:
+    """New inputs read by event time get their version as of their read time now, in the row
+    inserted, instead of an update once the write is done (which, when nothing this write
+    changes moves it, finds the same version and writes nothing)."""
+    wanted = [
+        row
+        for row in rows
+        if row["direction"] == "input"
+        and row["version_source"] == "eventTime"
+        and row["dataset_version_id"] is None
+        and row["read_at"] is not None
+    ]
+    if not wanted:
+        return
+    found = versions_as_of(
+        connection, [(row["dataset_id"], row["read_at"], row["run_id"]) for row in wanted]
+    )
+    for row, version_id in zip(wanted, found, strict=True):
+        row["dataset_version_id"] = version_id
 
 
 def _get(row: Any, name: str) -> Any:

@@ -2,7 +2,7 @@
 
 1. ``dataset_versions (dataset_id, created_at, id)`` replaces ``(dataset_id, created_at)``. A run's
    input is linked to the dataset's version as of its read time: the newest version made by then,
-   ties by id (``plumbline.store.write.input_versions.version_as_of``). Without ``id`` in the index
+   ties by id (``plumbline.store.write.version_as_of``). Without ``id`` in the index
    PostgreSQL read and sorted the dataset's whole history for every input of every run (and joined
    each version to its run): a cost per event that grew with the store. With it, a backward index
    scan stops at the first version that counts.
