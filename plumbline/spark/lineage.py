@@ -479,6 +479,13 @@ def _expand(walker: LineageWalker, plan: Node, outputs: list[list[Node]]) -> lis
 
 @plan_kind(v.LEFT_SET_OPERATIONS)
 def _left_set_operation(walker: LineageWalker, plan: Node, outputs: list[list[Node]]) -> list[Node]:
+    """INTERSECT / EXCEPT output the left side's rows, kept or dropped by comparing all their
+    columns with the right side's (Spark runs them as a left semi / anti join on every column):
+    every column of both sides is a dataset-wide JOIN dependency; without ALL the rows are also
+    made distinct, a GROUP_BY on the left side's columns."""
+    walker.add_dataset([a for out in outputs for a in out], JOIN)
+    if str(plan.fields.get("isAll", False)).lower() != "true":
+        walker.add_dataset(_first(outputs), GROUP_BY)
     return _first(outputs)
 
 
