@@ -67,6 +67,9 @@ def agent_version() -> str:
 def session(work: Path, events: Path) -> Any:
     from pyspark.sql import SparkSession
 
+    # Python UDFs run in workers of this interpreter (Spark 4's default is the first python3 on
+    # PATH, which lacks the venv's pyarrow)
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     builder = (
         SparkSession.builder.master("local[2]")
         .appName("agentCompare")
