@@ -78,6 +78,16 @@ def show(
     print_table(body)
 
 
+def truncation_note(body: dict[str, Any]) -> str | None:
+    """What an analysis answer's ``truncated`` / ``truncatedReason`` say, as one line (None when
+    the answer is whole)."""
+    if not body.get("truncated"):
+        return None
+    if body.get("truncatedReason") == "work budget":
+        return "truncated: the analysis reached the server's work budget (the answer is partial)"
+    return "truncated at the server's node cap (nearest kept)"
+
+
 def base_url(url: str) -> str:
     """The server's base URL: ``/api/v1/lineage`` or ``/api/v1`` at the end are dropped."""
     parts = urlsplit(url.strip())

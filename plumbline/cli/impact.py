@@ -7,7 +7,14 @@ from typing import Any
 import click
 from rich.table import Table
 
-from plumbline.cli.client import console, format_option, get, server_options, show
+from plumbline.cli.client import (
+    console,
+    format_option,
+    get,
+    server_options,
+    show,
+    truncation_note,
+)
 from plumbline.cli.names import job_short
 from plumbline.cli.run_ids import short_id
 from plumbline.cli.since import since_option
@@ -112,7 +119,7 @@ def print_impact(body: dict[str, Any]) -> None:
     notes = []
     if body.get("hiddenNodes"):
         notes.append(f"{body['hiddenNodes']} more node(s) this token may not read")
-    if body.get("truncated"):
-        notes.append("truncated at the server's node cap (nearest kept)")
+    if truncation_note(body):
+        notes.append(str(truncation_note(body)))
     for note in notes:
         out.print(note, markup=False)

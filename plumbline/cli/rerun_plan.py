@@ -14,6 +14,7 @@ from plumbline.cli.client import (
     get,
     server_options,
     show,
+    truncation_note,
 )
 from plumbline.cli.names import job_label
 from plumbline.cli.run_ids import resolve_run, short_id
@@ -100,3 +101,5 @@ def print_plan(body: dict[str, Any]) -> None:
         out.print(table)
     if body.get("hiddenSteps"):
         out.print(f"{body['hiddenSteps']} more job(s) this token may not read", markup=False)
+    if truncation_note(body):
+        out.print(truncation_note(body), markup=False)

@@ -13,7 +13,14 @@ import click
 import httpx
 from rich.table import Table
 
-from plumbline.cli.client import console, format_option, get, server_options, show
+from plumbline.cli.client import (
+    console,
+    format_option,
+    get,
+    server_options,
+    show,
+    truncation_note,
+)
 from plumbline.cli.names import job_label
 from plumbline.cli.run_ids import is_run_id, resolve_run, short_id
 
@@ -176,6 +183,8 @@ def print_diff(body: dict[str, Any]) -> None:
         out.print(f"column lineage: {added} edge(s) added, {removed} removed", markup=False)
     elif against:
         out.print(f"column lineage: not compared ({lineage['reason']})", markup=False)
+    if truncation_note(body):
+        out.print(truncation_note(body), markup=False)
 
 
 @click.command("root-cause")
@@ -241,5 +250,5 @@ def print_root_cause(body: dict[str, Any]) -> None:
             f"wrote a version read here; it was pruned at {pruned['prunedAt']}",
             markup=False,
         )
-    if body.get("truncated"):
-        out.print("truncated at the server's node cap (nearest kept)", markup=False)
+    if truncation_note(body):
+        out.print(truncation_note(body), markup=False)

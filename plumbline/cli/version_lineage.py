@@ -10,7 +10,14 @@ import click
 import httpx
 from rich.table import Table
 
-from plumbline.cli.client import console, format_option, get, server_options, show
+from plumbline.cli.client import (
+    console,
+    format_option,
+    get,
+    server_options,
+    show,
+    truncation_note,
+)
 from plumbline.cli.run_ids import is_run_id, resolve_run, short_id
 
 
@@ -93,7 +100,7 @@ def print_version_lineage(body: dict[str, Any]) -> None:
     notes = []
     if body.get("hiddenVersions"):
         notes.append(f"{body['hiddenVersions']} more version(s) this token may not read")
-    if body.get("truncated"):
-        notes.append("truncated at the server's node cap (nearest kept)")
+    if truncation_note(body):
+        notes.append(str(truncation_note(body)))
     for note in notes:
         out.print(note, markup=False)

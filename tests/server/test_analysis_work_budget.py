@@ -11,6 +11,8 @@ The graph: job ``src`` writes ``in0``; job ``wide`` reads 120 datasets (``in0`` 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -148,6 +150,23 @@ def test_every_analysis_route_answers_within_its_work_budget_and_says_so(
             body = answer.json()
             assert (body["truncated"], body["truncatedReason"]) == (True, "work budget"), path
             assert body != expected, path  # cut: less than the whole answer
+
+    # the CLI says which bound cut the answer
+    for command in (
+        ["impact", "dataset:lake:in0"],
+        ["diff", wide[1]],
+        ["root-cause", down],
+        ["rerun-plan", "dataset:lake:in0", "--version", in0["version"]],
+    ):
+        shown = subprocess.run(
+            [sys.executable, "-m", "plumbline", *command, "--url", cut.url],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert shown.returncode == 0, (command, shown.stderr)
+        assert "the analysis reached the server's work budget" in shown.stdout, command
 
 
 def test_the_work_budget_is_a_config_file_setting(tmp_path: Path) -> None:

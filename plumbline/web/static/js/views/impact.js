@@ -137,7 +137,9 @@ function impactList(res, onPick) {
   const summary = h('div', { class: 'impact-summary', id: 'impact-summary' },
     rest.length ? `${rest.length} node${rest.length === 1 ? '' : 's'} ${word}: ${jobs} job${jobs === 1 ? '' : 's'}, ${rest.length - jobs} ${res.mode === 'column' ? 'field' : 'dataset'}${rest.length - jobs === 1 ? '' : 's'}` : `Nothing ${word}.`);
   const notes = [
-    res.truncated ? h('div', { class: 'alert', id: 'impact-truncated' }, 'The walk stopped at the server\'s node cap: the nearest nodes are listed. Lower the depth to see all of a level.') : null,
+    res.truncated ? h('div', { class: 'alert', id: 'impact-truncated' }, res.truncatedReason === 'work budget'
+      ? 'The analysis reached the server\'s work budget: the answer is partial. Lower the depth to see all of a level.'
+      : 'The walk stopped at the server\'s node cap: the nearest nodes are listed. Lower the depth to see all of a level.') : null,
     res.hiddenNodes ? h('div', { class: 'muted small', id: 'impact-hidden' }, `${res.hiddenNodes} more your token may not read.`) : null,
   ];
   const levels = (res.levels || []).filter((l) => l.distance > 0).map((l) => h('section', { class: 'impact-level', 'data-distance': String(l.distance) },

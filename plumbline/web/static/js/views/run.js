@@ -102,6 +102,8 @@ function rootCause(rc) {
       h('td', null, (u.produced || []).map((p) => h('div', null, h('a', { href: links.dataset(p.namespace, p.name), 'data-link': '' }, p.name), ' ', h('span', { class: 'mono muted small' }, shortId(p.version))))))), { id: 'root-cause-upstream' })
       : h('p', { class: 'muted' }, 'No upstream run is known to have written what this run read.'),
     (rc.prunedRuns || []).length ? h('p', { class: 'muted small' }, `Pruned writers: ${rc.prunedRuns.map((r) => `${r.job.name} ${shortId(r.id)} (pruned ${fmtTime(r.prunedAt)})`).join(', ')}.`) : null,
-    rc.truncated ? h('p', { class: 'muted small' }, 'The walk stopped at the server\'s node cap.') : null,
+    rc.truncated ? h('p', { class: 'muted small' }, rc.truncatedReason === 'work budget'
+      ? 'The analysis reached the server\'s work budget: the nearest runs are shown.'
+      : 'The walk stopped at the server\'s node cap.') : null,
   ];
 }
