@@ -14,6 +14,7 @@ from plumbline.store.write import writer_for
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "store"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))  # model_mirror
 
 
 @pytest.fixture

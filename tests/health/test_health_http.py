@@ -15,6 +15,7 @@ import httpx
 import pytest
 from click.testing import CliRunner
 from jsonschema import Draft202012Validator
+from model_mirror import assert_mirrors
 from pipeline import DS, NS, day, orders, raw
 from store_summary import dataset, run_event
 
@@ -75,6 +76,7 @@ def _validate(world: dict[str, Any], body: Any, path: str) -> None:
     validator = Draft202012Validator({**schema["schema"], "components": spec["components"]})
     errors = list(validator.iter_errors(body))
     assert not errors, errors[0].message
+    assert_mirrors(body, path)
 
 
 def test_alerts_list_with_filters_over_http(world: dict[str, Any]) -> None:

@@ -18,6 +18,7 @@ import httpx
 import pytest
 from click.testing import CliRunner
 from jsonschema import Draft202012Validator
+from model_mirror import assert_mirrors
 
 from plumbline.cli import main
 from plumbline.server.tokens import create_token
@@ -119,6 +120,7 @@ def _validate(world: dict[str, Any], body: Any, path: str = "/api/v1/impact") ->
     validator = Draft202012Validator({**schema, "components": spec["components"]})
     errors = list(validator.iter_errors(body))
     assert not errors, errors[0].message
+    assert_mirrors(body, path)
     documented = {p["name"] for p in operation["parameters"]}
     assert {"nodeId", "format", "since"} <= documented
 

@@ -1,12 +1,19 @@
-"""The read API's response models mirror the store's typed records (:mod:`plumbline.store.read.records`):
-the same fields, so that what the store returns is what ``/openapi.json`` documents."""
+"""The read API's response models mirror what answers hold. The Marquez-style routes' models mirror
+the store's typed records (:mod:`plumbline.store.read.records`) field for field. The analysis
+routes answer their results' ``to_json()`` as it is: their models (``server/api/*_models.py``)
+are tied to those answers by :mod:`model_mirror`'s walk, run on real answers by
+``test_api_openapi`` (every field carried, every model exercised), ``test_api_impact``,
+``test_api_run_analysis`` and ``tests/health/test_health_http``; here, that the walk catches what
+it must and that no analysis model is left outside every route's answer."""
 
 from __future__ import annotations
 
 import pytest
+from model_mirror import ANALYSIS_MODEL_MODULES, Walk, analysis_models, response_models
 from pydantic import BaseModel
 
 from plumbline.server.api import models
+from plumbline.server.api.run_analysis_models import RootCause, RunSide
 from plumbline.store.read import records
 
 PAIRS: list[tuple[type, type[BaseModel]]] = [
@@ -77,3 +84,49 @@ def test_every_record_is_mirrored() -> None:
         if isinstance(value, type) and value.__module__ == records.__name__
     }
     assert defined == {record for record, _ in PAIRS}
+
+
+def test_every_analysis_model_is_part_of_a_routes_answer() -> None:
+    answered = {
+        model
+        for model in response_models().values()
+        if getattr(model, "__module__", None) in ANALYSIS_MODEL_MODULES
+    }
+    reachable = set().union(*(_reachable(model) for model in answered))
+    assert {m.__name__ for m in analysis_models()} - {m.__name__ for m in reachable} == set()
+
+
+def _reachable(model: type[BaseModel]) -> set[type[BaseModel]]:
+    from model_mirror import models_reachable
+
+    return models_reachable(model)
+
+
+SIDE = {
+    "id": "r1",
+    "job": {"namespace": "ns", "name": "j"},
+    "state": "COMPLETED",
+    "startedAt": None,
+    "endedAt": None,
+    "durationMs": None,
+    "jobVersion": None,
+    "errorMessage": None,
+}
+
+
+def test_the_walk_accepts_an_answer_that_mirrors_its_model() -> None:
+    walk = Walk()
+    walk.answer(SIDE, RunSide)
+    assert walk.found == [] and walk.unproduced() == {}
+
+
+def test_the_walk_catches_undocumented_missing_and_never_carried_fields() -> None:
+    walk = Walk()
+    nested = {"run": {**SIDE, "jobVersion": None, "extra": 1}, "against": None}
+    walk.answer({k: v for k, v in nested.items()}, RootCause)
+    assert any("(RunSide): missing [], undocumented ['extra']" in f for f in walk.found)
+    assert any("(RootCause): missing [" in f for f in walk.found)  # its required fields
+    walk = Walk()
+    walk.answer({k: v for k, v in SIDE.items() if k != "state"}, RunSide)
+    assert walk.found == ["$ (RunSide): missing ['state'], undocumented []"]
+    assert walk.unproduced() == {"RunSide": {"state"}}

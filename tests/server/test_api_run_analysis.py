@@ -21,6 +21,7 @@ from click.testing import CliRunner
 from jsonschema import Draft202012Validator
 
 sys.path[:0] = [str(Path(__file__).resolve().parents[1] / d) for d in ("analysis", "store")]
+from model_mirror import assert_mirrors  # noqa: E402
 from run_events import DS, orders_out, raw, run, run_id, sql  # noqa: E402
 from store_summary import dataset  # noqa: E402
 
@@ -64,6 +65,7 @@ def _validate(world: dict[str, Any], route: str, body: Any) -> None:
     validator = Draft202012Validator({**schema["schema"], "components": spec["components"]})
     errors = list(validator.iter_errors(body))
     assert not errors, errors[0].message
+    assert_mirrors(body, route)
 
 
 def test_run_diff_over_http(world: dict[str, Any]) -> None:

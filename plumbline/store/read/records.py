@@ -5,7 +5,7 @@ them, instants as ISO-8601 strings). The server's response models
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 
 class SearchResult(TypedDict):
@@ -304,6 +304,8 @@ class LineageNode(TypedDict):
 class LineageGraph(TypedDict):
     graph: list[LineageNode]
     truncated: bool  # plumbline addition: the node cap cut the graph (nearest nodes kept)
+    # set by the route (its work budget, plumbline.store.read.work_budget): "node cap", "work budget"
+    truncatedReason: NotRequired[str | None]
 
 
 class Transformation(TypedDict):
@@ -345,6 +347,8 @@ class ColumnLineageNode(TypedDict):
 class ColumnLineageGraph(TypedDict):
     graph: list[ColumnLineageNode]
     truncated: bool  # plumbline addition
+    # set by the route (its work budget, plumbline.store.read.work_budget): "node cap", "work budget"
+    truncatedReason: NotRequired[str | None]
 
 
 class RunSummary(TypedDict):
@@ -370,6 +374,8 @@ class UpstreamRun(TypedDict):
 class UpstreamRunLineage(TypedDict):
     runs: list[UpstreamRun]
     truncated: bool  # plumbline addition
+    # set by the route (its work budget, plumbline.store.read.work_budget): "node cap", "work budget"
+    truncatedReason: NotRequired[str | None]
 
 
 class LineageMetric(TypedDict):
