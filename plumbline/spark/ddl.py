@@ -16,7 +16,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from plumbline.spark import jvm
+from plumbline.spark import iceberg, jvm
 from plumbline.spark.datasets import from_jdbc, from_table
 from plumbline.spark.facts import ActionFacts, DatasetFacts
 from plumbline.spark.plan import Node
@@ -257,7 +257,9 @@ class _Ddl:
         parts = [*(str(p) for p in ident.namespace()), str(ident.name())]
         catalog = str(child.catalog().name())
         facts = v2_catalog_facts(self.session, catalog, parts, "CREATE")
-        if facts is None and catalog == SESSION_CATALOG:  # a V2 session catalog (Delta's)
+        if facts is None and iceberg.is_catalog(self.session, catalog):
+            facts = iceberg.created_table_facts(self.session, catalog, parts, "CREATE")
+        elif facts is None and catalog == SESSION_CATALOG:  # a V2 session catalog (Delta's)
             facts = self._session_v2_create(parts)
         if facts is not None:
             facts.schema = _create_table_fields(self.root)

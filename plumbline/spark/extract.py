@@ -11,7 +11,7 @@ import logging
 import re
 from typing import Any
 
-from plumbline.spark import formats, jvm, streaming
+from plumbline.spark import formats, iceberg, jvm, streaming
 from plumbline.spark.datasets import from_jdbc, from_location, from_table
 from plumbline.spark.ddl import (
     TableMemory,
@@ -31,11 +31,15 @@ from plumbline.spark.vocabulary import (
     FORMAT_DML,
     FORMAT_MAINTENANCE,
     FORMAT_V2_WRITES,
+    ICEBERG_METADATA_COLUMNS,
     JDBC_RELATION,
     KAFKA_PROVIDER,
+    PROCEDURE_CALLS,
     QUERY_STAGE_SUFFIX,
     RDD_RELATION,
     RESULT_QUERY_STAGE,
+    ROW_LEVEL_OPERATIONS,
+    ROW_LEVEL_WRITES,
     SCAN_EXEC_PREFIXES,
     SCAN_EXECS,
     STREAM_RELATIONS,
@@ -100,6 +104,8 @@ class _Extraction:
             facts.schema = [
                 {"name": a.fields.get("name"), "type": a.fields.get("dataType")}
                 for a in leaf.trees("output")
+                if facts.table_format != "iceberg"
+                or a.fields.get("name") not in ICEBERG_METADATA_COLUMNS
             ]
             return LeafRead([facts])
         return relation_read(jvm.relation_info(jvm_leaf, leaf))
@@ -120,8 +126,10 @@ class _Extraction:
             return None
         parts = [*(str(p) for p in ident.namespace()), str(ident.name())]
         found = v2_catalog_facts(self.session, str(catalog.name()), parts, lifecycle)
-        if found is None:  # a table of a format's catalog (Delta's)
-            found = formats.v2_table_facts(self.session, relation.table(), lifecycle)
+        if found is None:  # a table of a format's catalog (Delta's, Iceberg's)
+            found = formats.v2_table_facts(
+                self.session, relation.table(), lifecycle, str(catalog.name()), relation.options()
+            )
         return found
 
     def query(self) -> tuple[Node, Any]:
@@ -228,6 +236,30 @@ class _Extraction:
         facts.lineage = self.query_lineage(query, names)
         return facts
 
+    def row_level_write(self) -> DatasetFacts | None:
+        """Spark's row-level write (an Iceberg MERGE / UPDATE / DELETE): the `originalTable`,
+        written with the rows of its child, column lineage by the table's column names (never
+        failing: a plan of another shape writes nothing plumbline names)."""
+        tables, query = self.root.trees("originalTable"), write_query(self.root)
+        if not tables or query is None:
+            return None
+        try:
+            facts = self._v2_relation(self.analyzed.originalTable(), None)
+        except Exception:
+            log.info("plumbline cannot read the table of %s", self.root.name, exc_info=True)
+            return None
+        if facts is None:
+            return None
+        columns = tables[0].trees("output")
+        facts.schema = [
+            {"name": a.fields.get("name"), "type": a.fields.get("dataType")} for a in columns
+        ]
+        names = {str(a.fields.get("name")) for a in columns}
+        lineage = self.query_lineage(query, None)
+        lineage.columns = {k: d for k, d in lineage.columns.items() if k in names}
+        facts.lineage = lineage
+        return facts
+
     def _data_source_output(self, cmd: Any, name: str) -> DatasetFacts | None:
         if name == "InsertIntoDataSourceCommand":
             relation = cmd.logicalRelation().relation()
@@ -308,7 +340,7 @@ def _set_warehouse(session: Any, facts: ActionFacts) -> None:
     if tables:
         warehouse = jvm.warehouse_uri(session)
         for table in tables:
-            table.warehouse = warehouse
+            table.warehouse = table.warehouse or warehouse  # a format's catalog names its own
 
 
 def add_metrics(qe: Any, facts: ActionFacts) -> None:
@@ -373,6 +405,15 @@ def _maintenance(session: Any, extraction: _Extraction) -> tuple[Any, Any]:
         return None, None
 
 
+def _row_level_command(analyzed: Any) -> str | None:
+    """The statement a row-level write runs (`MergeIntoTable`...), which names its run."""
+    try:
+        operation = str(analyzed.table().table().operation().command().toString())
+    except Exception:
+        return None
+    return ROW_LEVEL_OPERATIONS.get(operation.upper())
+
+
 def describe_action(
     session: Any, qe: Any, *, with_metrics: bool, memory: TableMemory | None = None
 ) -> ActionFacts:
@@ -402,6 +443,13 @@ def describe_action(
         extraction.inputs = {restored.id.key: restored} if restored is not None else {}
     elif facts.command in FORMAT_V2_WRITES:
         output = extraction.format_v2_write(FORMAT_V2_WRITES[facts.command])
+    elif facts.command in ROW_LEVEL_WRITES:
+        output = extraction.row_level_write()
+        facts.command = _row_level_command(extraction.analyzed) or facts.command
+    elif facts.command in PROCEDURE_CALLS:
+        output, restored = iceberg.procedure(session, extraction.analyzed, facts.sql)
+        extraction.inputs = {restored.id.key: restored} if restored is not None else {}
+        facts.command = iceberg.procedure_name(extraction.analyzed) or facts.command
     elif facts.command.endswith("Command"):
         if formats.unknown_format_command(extraction.analyzed, facts.command):
             output = extraction.format_v2_write(None)  # a V2 write's shape, where it has one

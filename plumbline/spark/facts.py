@@ -34,6 +34,10 @@ class DatasetFacts:
     table_format: str | None = None
     format_location: str | None = None
     version: str | None = None
+    # an Iceberg table: (catalog, *namespace, table) to load it again after the execution, and the
+    # branch or tag a read or write names (None: main)
+    format_table: tuple[str, ...] | None = None
+    format_ref: str | None = None
 
 
 @dataclass

@@ -24,7 +24,7 @@ import copy
 import logging
 from typing import Any
 
-from plumbline.spark import delta, jvm
+from plumbline.spark import delta, iceberg, jvm
 from plumbline.spark import vocabulary as v
 from plumbline.spark.datasets import from_location, from_table
 from plumbline.spark.facts import DatasetFacts
@@ -164,10 +164,19 @@ def delta_table_facts(session: Any, table: Any, lifecycle: str | None) -> Datase
     return facts
 
 
-def v2_table_facts(session: Any, table: Any, lifecycle: str | None) -> DatasetFacts | None:
-    """The dataset of a DataSource V2 table object of a format plumbline knows, else None."""
-    if jvm.simple_name(table) == v.DELTA_V2_TABLE:
+def v2_table_facts(
+    session: Any, table: Any, lifecycle: str | None, catalog: str | None = None, options: Any = None
+) -> DatasetFacts | None:
+    """The dataset of a DataSource V2 table object of a format plumbline knows, else None
+    (`catalog`: the Spark catalog's name; `options`: a read's options)."""
+    name = jvm.simple_name(table)
+    if name == v.ROW_LEVEL_TABLE:  # a MERGE / UPDATE / DELETE's view of the table
+        table = table.table()
+        name = jvm.simple_name(table)
+    if name == v.DELTA_V2_TABLE:
         return delta_table_facts(session, table, lifecycle)
+    if name == v.ICEBERG_V2_TABLE and catalog is not None:
+        return iceberg.table_facts(session, catalog, table, lifecycle, options)
     return None
 
 
@@ -176,7 +185,10 @@ def created_table_facts(
 ) -> DatasetFacts | None:
     """The table a CREATE / REPLACE ... AS SELECT in the session catalog makes when it is a Delta
     table (its provider, else the session catalog is Delta's): named by its location in the
-    catalog once created, else by the catalog's default location."""
+    catalog once created, else by the catalog's default location; in an Iceberg catalog, the
+    Iceberg table."""
+    if iceberg.is_catalog(session, str(catalog.name())):
+        return iceberg.created_table_facts(session, str(catalog.name()), parts, None)
     if str(catalog.name()) != "spark_catalog":
         return None
     if provider is None:
@@ -200,6 +212,31 @@ def save_output(cmd: Any, path: str) -> DatasetFacts | None:
     facts = DatasetFacts(dataset, file_format="delta", source_uri=dataset.namespace)
     facts.table_format, facts.format_location = "delta", path
     return facts
+
+
+# -- versions ------------------------------------------------------------------------------------
+
+
+def committed_version(
+    session: Any, output: DatasetFacts, start_ms: float | None, end_ms: float
+) -> str | None:
+    """The version a write running from `start_ms` to `end_ms` committed to a format's table."""
+    if output.table_format == "delta" and output.format_location:
+        return delta.committed_version(session, output.format_location, start_ms, end_ms)
+    if output.table_format == "iceberg" and output.format_table:
+        return iceberg.committed_version(session, output.format_table, start_ms, end_ms)
+    return None
+
+
+def read_versions(session: Any, inputs: list[DatasetFacts], start_ms: float | None) -> None:
+    """Fill in the snapshot each Iceberg read scanned that its plan did not name (the newest of
+    its branch when the execution started)."""
+    for dataset in inputs:
+        if dataset.table_format == "iceberg" and dataset.version is None and dataset.format_table:
+            if start_ms is not None:
+                dataset.version = iceberg.scanned_version(
+                    session, dataset.format_table, dataset.format_ref, start_ms
+                )
 
 
 # -- maintenance ---------------------------------------------------------------------------------
@@ -248,11 +285,13 @@ def unknown_format_command(analyzed: Any, name: str) -> str | None:
 
 
 __all__ = [
+    "committed_version",
     "created_table_facts",
     "delta_table_facts",
     "dml_output",
     "dml_target_read",
     "maintenance",
+    "read_versions",
     "save_output",
     "unknown_format_command",
     "v2_table_facts",

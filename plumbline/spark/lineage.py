@@ -318,6 +318,10 @@ def _case_when(walker: LineageWalker, expr: Node, mode: Transformation, deps: De
 @expression_kind(v.IFS)
 def _if(walker: LineageWalker, expr: Node, mode: Transformation, deps: Deps) -> None:
     predicate, *values = expr.children
+    ids = {value.expr_id() if value.name in v.ATTRIBUTES else None for value in values}
+    if len(values) == 2 and len(ids) == 1 and None not in ids:
+        walker.visit(values[0], mode, deps)  # `if (c) x else x` (an UPDATE's unchanged column)
+        return
     walker.visit(predicate, indirect(mode, CONDITIONAL), deps)
     for child in values:
         walker.visit(child, upgrade(mode, TRANSFORMATION), deps)
@@ -526,3 +530,42 @@ def _python_eval(walker: LineageWalker, plan: Node, outputs: list[list[Node]]) -
     for udf, attribute in zip(plan.trees("udfs"), results, strict=False):
         walker.define(attribute, walker.expression_deps(udf))
     return _first(outputs) + results
+
+
+@plan_kind(v.MERGE_ROWS)
+def _merge_rows(walker: LineageWalker, plan: Node, outputs: list[list[Node]]) -> list[Node]:
+    """A MERGE's rows (Spark's row-level rewrite): output column i takes column i of every kept
+    instruction's output; a clause's condition is INDIRECT CONDITIONAL on the columns the clause
+    changes (not on a target column it keeps as it is), a DELETE clause's condition a dataset-wide
+    INDIRECT FILTER (the merge condition is the join's, below)."""
+    output = plan.trees("output")
+    target = _target_ids(plan)
+    columns: list[Deps] = [{} for _ in output]
+    for clauses in v.MERGE_ROWS_INSTRUCTIONS:
+        for instruction in plan.trees(clauses):
+            if not instruction.children:
+                continue
+            condition, *values = instruction.children
+            if instruction.name in v.MERGE_ROWS_DISCARD:
+                walker.add_dataset([condition], FILTER)
+                continue
+            if instruction.name not in v.MERGE_ROWS_KEEP | v.MERGE_ROWS_SPLIT or not output:
+                continue
+            shaped = walker.expression_deps(condition, (INDIRECT, CONDITIONAL))
+            for position, value in enumerate(values):
+                column = position % len(output)
+                _merge(columns[column], walker.expression_deps(value))
+                kept = value.name in v.ATTRIBUTES and value.expr_id() in target
+                if not (kept and value.fields.get("name") == output[column].fields.get("name")):
+                    _merge(columns[column], _copy(shaped))
+    for attribute, deps in zip(output, columns, strict=True):
+        walker.define(attribute, deps)
+    return output
+
+
+def _target_ids(plan: Node) -> set[ExprId | None]:
+    """The target table's columns under a MergeRows (the join's first side, down to its relation)."""
+    node = plan
+    while node.children and node.name not in v.LEAF_RELATIONS:
+        node = node.children[0]
+    return {a.expr_id() for a in node.trees("output")}

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from plumbline.spark import catalog_events, delta, events, jvm, streaming
+from plumbline.spark import catalog_events, events, formats, jvm, streaming
 from plumbline.spark.datasets import redact_text
 from plumbline.spark.extract import (
     ActionFacts,
@@ -239,14 +239,15 @@ class RunTracker:
             for output in facts.outputs:
                 # files have no versions of their own: each write makes one, named by its run
                 # (a digest of the files would race with the job's next write to them)
-                if output.table_format == "delta" and output.format_location:
-                    committed = delta.committed_version(
-                        self._session, output.format_location, run.start_ms, time_ms
+                if output.table_format is not None:
+                    committed = formats.committed_version(
+                        self._session, output, run.start_ms, time_ms
                     )
                     if committed is not None:
                         versions[output.id.key] = committed
                 elif output.local_path and output.lifecycle != "DROP" and _wrote(output):
                     versions[output.id.key] = run.run_id
+        formats.read_versions(self._session, facts.inputs, run.start_ms)
         inputs, outputs = events.datasets(facts, with_stats=True, versions=versions)
         run_facets = self.run_facets()
         if facts.error is not None:

@@ -152,6 +152,69 @@ FORMAT_MAINTENANCE: dict[str, str | None] = {
     "VacuumTableCommand": None,
     "RestoreTableCommand": "OVERWRITE",
 }
+# Spark's own row-level writes (3.4+), which Apache Iceberg's MERGE / UPDATE / DELETE run as:
+# `originalTable` is the table's relation (read and written), the child the rows written (the table's
+# columns first, by name, then metadata columns such as `_file`); `table` wraps the table in a
+# `RowLevelOperationTable` (`table()` is the format's table). No lifecycle change.
+ROW_LEVEL_WRITES: dict[str, str | None] = {"ReplaceData": None, "WriteDelta": None}
+ROW_LEVEL_TABLE = "RowLevelOperationTable"
+# the statement a row-level write runs (`table.table().operation().command()`): its run's name
+ROW_LEVEL_OPERATIONS = {
+    "MERGE": "MergeIntoTable",
+    "UPDATE": "UpdateTable",
+    "DELETE": "DeleteFromTable",
+}
+# A MERGE's rows (the child of a row-level write): `output` column i of every `Keep` instruction of
+# `matchedInstructions` / `notMatchedInstructions` / `notMatchedBySourceInstructions` is its child
+# i + 1 (child 0 is the instruction's condition); `Split` (merge-on-read UPDATE) has two such lists
+# one after the other; `Discard` (a DELETE clause) only a condition.
+MERGE_ROWS = frozenset({"MergeRows"})
+MERGE_ROWS_INSTRUCTIONS = (
+    "matchedInstructions",
+    "notMatchedInstructions",
+    "notMatchedBySourceInstructions",
+)
+MERGE_ROWS_KEEP = frozenset({"MergeRows$Keep", "Keep"})
+MERGE_ROWS_SPLIT = frozenset({"MergeRows$Split", "Split"})
+MERGE_ROWS_DISCARD = frozenset({"MergeRows$Discard", "Discard"})
+# Apache Iceberg: the DataSource V2 table class of its Spark catalogs (`table()` is the Iceberg
+# table, `snapshotId()` / `branch()` what a time-travel or branch read names), and the catalogs.
+ICEBERG_V2_TABLE = "SparkTable"
+ICEBERG_CATALOGS = (
+    "org.apache.iceberg.spark.SparkCatalog",
+    "org.apache.iceberg.spark.SparkSessionCatalog",
+)
+# the metadata columns an Iceberg relation adds to its output for row-level commands (not the
+# table's columns: left out of its schema)
+ICEBERG_METADATA_COLUMNS = frozenset(
+    {
+        "_file",
+        "_pos",
+        "_spec_id",
+        "_partition",
+        "_deleted",
+        "_row_id",
+        "_last_updated_sequence_number",
+    }
+)
+# Stored procedures (`CALL catalog.system.name(...)`): the plan is a `Call` whose `procedure` is
+# the procedure object (Iceberg's on Spark 3.5, Spark's own `ResolvedProcedure` on 4.x).
+PROCEDURE_CALLS = frozenset({"Call"})
+# Iceberg's maintenance procedures (by class): a named run on the table they name, no data lineage,
+# with the lifecycle change each makes; a rollback's input is the table at the snapshot it restores.
+ICEBERG_PROCEDURES: dict[str, str | None] = {
+    "RewriteDataFilesProcedure": None,
+    "RewriteManifestsProcedure": None,
+    "RewritePositionDeleteFilesProcedure": None,
+    "ExpireSnapshotsProcedure": None,
+    "RemoveOrphanFilesProcedure": None,
+    "RollbackToSnapshotProcedure": "OVERWRITE",
+    "RollbackToTimestampProcedure": "OVERWRITE",
+    "SetCurrentSnapshotProcedure": "OVERWRITE",
+}
+ICEBERG_ROLLBACKS = frozenset(
+    {"RollbackToSnapshotProcedure", "RollbackToTimestampProcedure", "SetCurrentSnapshotProcedure"}
+)
 # Java packages of table formats: a command from one of them that plumbline does not know is
 # logged once and captured like a plain V2 write where it can be.
 FORMAT_PACKAGES = {
