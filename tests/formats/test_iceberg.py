@@ -26,13 +26,14 @@ pytestmark = [pytest.mark.spark, pytest.mark.slow, pytest.mark.postgres]
 
 JOB = Path(__file__).with_name("iceberg_job.py")
 APP = "iceberg_job"
+PG_ADMIN_URL = os.environ.get(
+    "PLUMBLINE_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+)
 
 
 @pytest.fixture(scope="module")
 def jdbc_url() -> Iterator[str]:
     """A PostgreSQL database of its own for the JDBC catalog, dropped after the module."""
-    from conftest import PG_ADMIN_URL
-
     name = f"plumbline_iceberg_{uuid.uuid4().hex[:10]}"
     admin = sa.create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
     with admin.connect() as connection:
