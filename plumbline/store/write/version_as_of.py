@@ -4,12 +4,14 @@
 
 from __future__ import annotations
 
+import json
+from datetime import UTC
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from plumbline.store.schema import dataset_versions, run_io, runs
+from plumbline.store.schema import dataset_versions, runs
 
 
 def version_as_of(
@@ -34,28 +36,48 @@ def version_as_of(
     )
 
 
-_AS_OF_CHUNK = 50  # scalar subqueries per statement (SQLite allows 500 compound terms)
+# version_as_of for many (dataset, read time, reader) at once: one statement, the rows as arrays
+# (PostgreSQL) or a JSON array (SQLite); the same conditions as version_as_of
+_PICK = """(SELECT dv.id FROM dataset_versions dv LEFT JOIN runs wr ON wr.uuid = dv.run_uuid
+             WHERE dv.dataset_id = {d} AND dv.created_at <= {t}
+               AND (wr.id IS NULL OR (wr.current_state = 'COMPLETE' AND wr.id <> {r}))
+             ORDER BY dv.created_at DESC, dv.id DESC LIMIT 1)"""
+_MANY = {
+    "postgresql": sa.text(
+        f"SELECT w.n, {_PICK.format(d='w.d', t='w.t', r='w.r')}"  # noqa: S608
+        " FROM unnest(CAST(:ds AS BIGINT[]), CAST(:ts AS TIMESTAMPTZ[]), CAST(:rs AS BIGINT[]))"
+        " WITH ORDINALITY AS w(d, t, r, n)"
+    ),
+    "sqlite": sa.text(
+        "SELECT CAST(j.key AS INTEGER) + 1, "  # noqa: S608
+        + _PICK.format(
+            d="json_extract(j.value, '$[0]')",
+            t="json_extract(j.value, '$[1]')",
+            r="json_extract(j.value, '$[2]')",
+        )
+        + " FROM json_each(:rows) j"
+    ),
+}
 
 
 def versions_as_of(connection: Connection, wanted: list[tuple[int, Any, int]]) -> list[int | None]:
-    """The version as of each (dataset id, read time, reading run id), as the store stands
-    (one statement per 50)."""
-    found: list[int | None] = []
-    for start in range(0, len(wanted), _AS_OF_CHUNK):
-        part = wanted[start : start + _AS_OF_CHUNK]
-        statement = sa.union_all(
-            *(
-                sa.select(
-                    sa.literal(n, sa.Integer).label("n"),
-                    version_as_of(
-                        sa.literal(dataset_id, run_io.c.dataset_id.type),
-                        sa.literal(read_at, run_io.c.read_at.type),
-                        sa.literal(run_id, run_io.c.run_id.type),
-                    ).label("v"),
-                )
-                for n, (dataset_id, read_at, run_id) in enumerate(part)
-            )
-        )
-        by_n = {int(n): v for n, v in connection.execute(statement)}
-        found.extend(by_n[n] for n in range(len(part)))
-    return found
+    """The version as of each (dataset id, aware read time, reading run id), as the store stands,
+    in one statement: :func:`version_as_of` for many at once."""
+    if not wanted:
+        return []
+    if connection.dialect.name == "sqlite":
+        rows = [
+            [d, t.astimezone(UTC).replace(tzinfo=None).strftime("%Y-%m-%d %H:%M:%S.%f"), r]
+            for d, t, r in wanted
+        ]  # SQLAlchemy's own SQLite time format, as stored
+        params: dict[str, Any] = {"rows": json.dumps(rows)}
+        statement = _MANY["sqlite"]
+    else:
+        params = {
+            "ds": [d for d, _, _ in wanted],
+            "ts": [t for _, t, _ in wanted],
+            "rs": [r for _, _, r in wanted],
+        }
+        statement = _MANY["postgresql"]
+    by_n = {int(n): v for n, v in connection.execute(statement, params)}
+    return [by_n[n] for n in range(1, len(wanted) + 1)]
