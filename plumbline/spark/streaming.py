@@ -321,8 +321,9 @@ class StreamRuns:
         stream = self._streams.pop(run_id, None)
         if stream is None:
             return
-        if error:
-            stream.facts.error = (error.splitlines()[0], error)
+        # the query's own end decides: `stop()` interrupts a batch that is running (its execution
+        # ends with an InterruptedException) yet the query ends without an exception
+        stream.facts.error = (error.splitlines()[0], error) if error else None
         self._send("FAIL" if stream.facts.error else "COMPLETE", stream, time_ms)
 
     def close(self, time_ms: float) -> None:

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from plumbline.spark.datasets import DatasetId
+from plumbline.spark.facts import ActionFacts, DatasetFacts
 from plumbline.spark.streaming import (
+    StreamRuns,
     StreamSink,
     StreamSource,
     file_sink_location,
@@ -60,3 +64,35 @@ def test_kafka_options_name_nothing_without_a_kafka_stream_or_sink() -> None:
     assert kafka_sink(StreamSink("KafkaTable", "KafkaTable", sink)) is not None
     assert kafka_sink(StreamSink("MemorySink", "MemorySink", sink)) is None
     assert kafka_sink(StreamSink("catalog.db.events", "KafkaTable", sink)) is not None
+
+
+def _batch(error: tuple[str, str] | None = None) -> ActionFacts:
+    source, sink = DatasetId("kafka://b:9092", "orders"), DatasetId("file", "/out")
+    facts = ActionFacts(
+        "WriteToMicroBatchDataSourceV1",
+        inputs=[DatasetFacts(source)],
+        outputs=[DatasetFacts(sink)],
+    )
+    facts.error = error
+    return facts
+
+
+def test_the_query_end_decides_complete_or_fail() -> None:
+    """stop() interrupts a running batch (its execution fails) yet the query ends cleanly: the run
+    completes; a query that ends with an exception fails with it."""
+    sent: list[dict[str, Any]] = []
+    runs = StreamRuns("ns", "app", sent.append, dict)
+    runs.batch("r1", _batch(), 1000)
+    runs.batch(
+        "r1", _batch(("java.lang.InterruptedException", "java.lang.InterruptedException")), 2000
+    )
+    runs.terminated("r1", None, 3000)
+    runs.batch("r2", _batch(), 4000)
+    runs.terminated("r2", "org.apache.kafka.common.errors.TimeoutException: down\n\tat x", 5000)
+    assert [(e["run"]["runId"], e["eventType"]) for e in sent] == [
+        ("r1", "START"), ("r1", "COMPLETE"), ("r2", "START"), ("r2", "FAIL"),
+    ]  # fmt: skip
+    assert "errorMessage" not in sent[1]["run"]["facets"]
+    assert sent[3]["run"]["facets"]["errorMessage"]["message"].startswith(
+        "org.apache.kafka.common.errors.TimeoutException: down"
+    )

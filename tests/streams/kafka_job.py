@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import socket
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -95,6 +96,12 @@ class Job:
             {"runId": str(query.runId), "progress": _progress(query), "error": error}
         )
 
+    def produce(self, rows: DataFrame, topic: str) -> None:
+        """A batch write of `rows` (JSON values keyed by id) to `topic`."""
+        value = F.to_json(F.struct("id", "amount")).alias("value")
+        (rows.select(F.col("id").cast("string").alias("key"), value).write.format("kafka")
+            .option("kafka.bootstrap.servers", self.bootstrap).option("topic", topic).save())  # fmt: skip
+
     def parsed(self, frame: DataFrame) -> DataFrame:
         return frame.select(
             F.from_json(F.col("value").cast("string"), ORDER).alias("o"), "topic"
@@ -112,10 +119,7 @@ def main(work: Path, events: Path, bootstrap: str, broker: Path) -> None:
 
     # batch write and read
     for topic, rows in (("orders", orders), ("pay-a", orders.limit(3)), ("pay-b", orders.limit(2))):
-        (rows.select(F.col("id").cast("string").alias("key"), F.to_json(F.struct("id", "amount"))
-                     .alias("value"))
-            .write.format("kafka").option("kafka.bootstrap.servers", bootstrap)
-            .option("topic", topic).save())  # fmt: skip
+        job.produce(rows, topic)
     handle.flush(60)
     batch = spark.read.format("kafka").option("kafka.bootstrap.servers", bootstrap)
     batch = batch.option("subscribe", "orders").option("startingOffsets", "earliest").load()
@@ -146,6 +150,28 @@ def main(work: Path, events: Path, bootstrap: str, broker: Path) -> None:
     # subscribePattern: the topics it matched
     job.run("pattern", job.parsed(job.source(subscribePattern="pay-.*")).writeStream.format("parquet"),
             str(work / "pattern_out"))  # fmt: skip
+
+    # a running pattern stream (processing-time trigger) that meets a new topic: RUNNING, then
+    # COMPLETE at stop()
+    job.produce(orders.limit(2), "evt-a")
+    growing = job.parsed(job.source(subscribePattern="evt-.*")).writeStream.format("parquet")
+    growing = growing.queryName("growing").trigger(processingTime="500 milliseconds")
+    query = growing.option("checkpointLocation", str(work / "checkpoints" / "growing")).start(
+        str(work / "growing_out")
+    )
+    query.processAllAvailable()
+    job.produce(orders.limit(1), "evt-b")
+    deadline = time.monotonic() + 120
+    # until a batch has read evt-b's record (a batch may first see the new topic empty, offset 0)
+    while time.monotonic() < deadline and not any(
+        (p["sources"][0]["endOffset"] or {}).get("evt-b", {}).get("0") == 1
+        for p in _progress(query)
+    ):
+        time.sleep(0.5)
+    query.stop()
+    job.report["growing"] = [
+        {"runId": str(query.runId), "progress": _progress(query), "error": None}
+    ]
 
     # a sink broker that is down: the query fails with Kafka's error
     with socket.socket() as s:

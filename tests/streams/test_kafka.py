@@ -105,7 +105,7 @@ def test_batch_writes_and_reads_name_their_topics(run: dict[str, Any]) -> None:
         and e["job"]["name"].startswith(f"{APP}.execute_save_into_data_source_command.")
     ]  # fmt: skip
     assert [_names(e["outputs"]) for e in writes] == [
-        [(ns, "orders")], [(ns, "pay-a")], [(ns, "pay-b")],
+        [(ns, "orders")], [(ns, "pay-a")], [(ns, "pay-b")], [(ns, "evt-a")], [(ns, "evt-b")],
     ]  # fmt: skip
     (read,) = [
         e for e in run["events"] if e["eventType"] == "COMPLETE"
@@ -170,6 +170,21 @@ def test_subscribe_pattern_names_the_topics_it_read(run: dict[str, Any]) -> None
     assert _lineage(end["outputs"][0])["topic"] == {
         ("pay-a", "topic", "IDENTITY"), ("pay-b", "topic", "IDENTITY"),
     }  # fmt: skip
+
+
+def test_a_pattern_stream_that_meets_a_new_topic_says_so_while_running(run: dict[str, Any]) -> None:
+    """processingTime trigger: the first batch reads evt-a (START); a later one reads the new topic
+    evt-b too (RUNNING, with it among the inputs); stop() completes the run."""
+    events = _stream(run, "growing")
+    end = _one_run(events)
+    ns = run["ns"]
+    assert _names(events[0]["inputs"]) == [(ns, "evt-a")]
+    assert [_names(e["inputs"]) for e in events if e["eventType"] == "RUNNING"][:1] == [
+        [(ns, "evt-a"), (ns, "evt-b")]
+    ]
+    assert _names(end["inputs"]) == [(ns, "evt-a"), (ns, "evt-b")]
+    ends = [p["sources"][0]["endOffset"] for p in run["report"]["growing"][0]["progress"]]
+    assert {"evt-a": {"0": 2}, "evt-b": {"0": 1}} in ends
 
 
 def test_a_sink_broker_that_is_down_fails_the_run_with_kafkas_error(run: dict[str, Any]) -> None:
