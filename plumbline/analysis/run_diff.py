@@ -656,7 +656,9 @@ def _describe(io: IoDiff) -> str:
     parts = []
     if io.status != "kept":
         parts.append(io.status)
-    if io.version_changed:
+    # an observed version only restates the statistics shown below
+    observed = io.version_source.before == io.version_source.after == "observed"
+    if io.version_changed and not observed:
         parts.append(f"version {io.version.before} -> {io.version.after}")
     if io.schema_changes:
         parts.append("schema: " + ", ".join(c.describe() for c in io.schema_changes[:5]))

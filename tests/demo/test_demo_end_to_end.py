@@ -538,6 +538,25 @@ def test_the_failed_runs_diff_points_at_the_planted_cause(demo_lineage: Lineage)
     assert cause["changes"][0]["subject"] == f"file:{p.raw_orders_store}"
 
 
+def test_rerun_plan_from_the_landing_file_since_the_failed_run(demo_lineage: Lineage) -> None:
+    """The store export no job writes: day 2's file (decimal-comma prices) is a version its reads
+    observed, so the plan from it since the failed clean_orders run started names that run, the
+    fixed rerun after it, and what read their output (issue 31 §5: the plan was empty)."""
+    p = demo_lineage.paths
+    failed = _failed_clean_orders_run(demo_lineage)
+    plan = demo_lineage.get(
+        "/api/v1/rerun-plan",
+        nodeId=f"dataset:file:{p.raw_orders_store}",
+        since=failed["startedAt"],
+    )
+    runs = {run["id"]: run for step in plan["steps"] for run in step["runs"]}
+    assert failed["id"] in runs
+    (read,) = [r for r in runs[failed["id"]]["reads"] if r["name"] == str(p.raw_orders_store)]
+    assert read["affected"] and read["versionSource"] == "observed"
+    written = {w["name"] for run in runs.values() for w in run["writes"]}
+    assert str(p.table("country_report")) in written  # followed to the end of the pipeline
+
+
 def test_version_lineage_of_the_report(demo_lineage: Lineage) -> None:
     """The report's current version was made from day 2's fact_orders, which was made from the
     fixed clean_orders run's version (never the failed run's)."""
@@ -551,7 +570,11 @@ def test_version_lineage_of_the_report(demo_lineage: Lineage) -> None:
     failed = _failed_clean_orders_run(demo_lineage)
     orders = [v for v in versions if v["name"] == str(p.clean_orders)]
     assert orders and all(v["runId"] != failed["id"] for v in orders)
-    assert all(v["versionSource"] == "eventTime" for v in versions[1:])
+    assert {v["versionSource"] for v in versions[1:]} == {"eventTime", "observed"}
+    # the landing files no job writes have the versions their reads observed (issue 31 §5)
+    observed = [v for v in versions[1:] if v["versionSource"] == "observed"]
+    assert str(p.raw_orders_store) in {v["name"] for v in observed}
+    assert all(v["runId"] is None for v in observed)
     assert {v["name"] for v in versions} >= {str(p.raw_orders_store), str(p.table("fact_orders"))}
     down = demo_lineage.get(
         f"/api/v1/namespaces/file/datasets/{quote(str(p.clean_orders), safe='')}/versions/"

@@ -7,7 +7,9 @@ itself. That is a function of the events, whatever order they arrive in: after e
 
 - the inputs this write names are linked to their version as of their ``read_at``;
 - inputs read after a version this write made (or completed: its run's COMPLETE came now) are
-  linked again, so that a writer whose events arrive late still counts for the runs after it.
+  linked again, so that a writer whose events arrive late still counts for the runs after it;
+- reads of a dataset no run writes are linked to the version their statistics observe
+  (:mod:`plumbline.store.write.observed_versions`).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from plumbline.store.schema import (
 )
 from plumbline.store.write.context import Batch
 from plumbline.store.write.datasets import version_source
+from plumbline.store.write.observed_versions import link_observed_versions
 from plumbline.store.write.upsert import select_in
 from plumbline.store.write.version_as_of import version_as_of
 
@@ -69,9 +72,13 @@ _MADE = sa.select(
 def link_input_versions(connection: Connection, batch: Batch) -> None:
     """Link inputs read by event time to their versions (after the write's other steps)."""
     run_ids = {batch.run_ids[parsed.run_id or ""] for parsed in batch.run_events()}
+    observed = link_observed_versions(connection, sorted(run_ids))
     if run_ids:
         connection.execute(_LINK_RUNS, {"ids": sorted(run_ids)})
     since = _versions_made(connection, batch)
+    for dataset_id, made_at in observed.items():
+        if dataset_id not in since or made_at < since[dataset_id]:
+            since[dataset_id] = made_at
     if since:
         connection.execute(
             _RELINK_SINCE,

@@ -207,8 +207,9 @@ def _reused(run_uuid: str, key: Key, owner: str) -> Conflict:
 IoKey = tuple[int, int, str]  # (run id, dataset id, direction)
 _STATISTICS = ("row_count", "byte_count", "file_count")
 # an input's version: the one its `version` facet names beats catalog enrichment's snapshot id,
-# which beats the version as of its event time
-_SOURCE_RANK = {"datasetVersion": 2, "catalog": 1, "eventTime": 0, None: -1}
+# which beats what the read observed of a dataset no run writes, which beats the version as of
+# its event time
+_SOURCE_RANK = {"datasetVersion": 3, "catalog": 2, "observed": 1, "eventTime": 0, None: -1}
 Linked = tuple[int | None, str | None]  # (dataset_versions.id, version_source)
 
 
