@@ -17,18 +17,31 @@ from typing import Any
 
 from plumbline.eventlogs import planinfo
 from plumbline.eventlogs.errors import EventLogError
-from plumbline.eventlogs.expressions import split_top
+from plumbline.eventlogs.outputs import LOG_OUTPUTS
 from plumbline.eventlogs.planinfo import MODES, ConvertedPlan, Scan
 from plumbline.openlineage.schema_urls import EXTRACTION_FACET_SCHEMA_URL
-from plumbline.spark import events
-from plumbline.spark.datasets import DatasetId, from_jdbc, from_location, from_table, redact_text
-from plumbline.spark.facts import ActionFacts, DatasetFacts
-from plumbline.spark.jvm import TableInfo
-from plumbline.spark.lineage import DIRECT, IDENTITY, Deps, LineageWalker, column_lineage
-from plumbline.spark.plan import Node
-from plumbline.spark.runs import merge_executions
-from plumbline.spark.settings import PROPERTIES_KEY, captured_properties
-from plumbline.spark.vocabulary import V2_WRITES
+from plumbline.spark.surface import (
+    DIRECT,
+    IDENTITY,
+    OUTPUT_COMMANDS,
+    PROPERTIES_KEY,
+    ActionFacts,
+    DatasetFacts,
+    Deps,
+    Kind,
+    LineageWalker,
+    Node,
+    TableInfo,
+    captured_properties,
+    column_lineage,
+    events,
+    from_location,
+    from_table,
+    merge_executions,
+    output_names,
+    redact_text,
+)
+from plumbline.spark.surface import vocabulary as v
 
 log = logging.getLogger(__name__)
 
@@ -44,12 +57,10 @@ _SCAN_METRICS = {
     "size of files read": "size",
     "number of files read": "fileCount",
 }
-_CATALOG_EVENTS = frozenset({"CreateTableEvent", "DropTableEvent", "RenameTableEvent"})
 KNOWN_SPARK_LINES = ("3.", "4.")
 _JDBC_CATALOG = "JDBCTableCatalog"
 _QUERY_WRAPPERS = frozenset({"DeserializeToObject", "SerializeFromObject", "MapPartitions"})
 MAX_UNNAMED = 100  # unnamed writes listed in the application's facet
-_FORMAT_NAMES = {"parquet", "json", "csv", "orc", "text", "avro", "hive", "delta", "iceberg"}
 
 
 @dataclass
@@ -147,7 +158,7 @@ class ApplicationLog:
             return self._sql_event(kind[len(_SQL) :], event)
         elif kind == "SparkListenerTaskEnd":
             self._task_end(event)
-        elif kind.startswith(_CATALOG) and kind[len(_CATALOG) :] in _CATALOG_EVENTS:
+        elif kind.startswith(_CATALOG) and kind[len(_CATALOG) :] in v.CATALOG_EVENTS:
             change = (
                 kind[len(_CATALOG) :],
                 str(event.get("database", "")).lower(),
@@ -344,87 +355,41 @@ class ApplicationLog:
         if scan.table is not None and scan.locations:
             database, table = scan.table
             info = TableInfo(database, table, scan.locations[0], scan.file_format)
-            info.warehouse = self._warehouse_of(scan.locations[0])
+            info.warehouse = self.warehouse_of(scan.locations[0])
             dataset = from_table(scan.locations[0], table)
             return [DatasetFacts(dataset, scan.schema, scan.file_format, info, dataset.namespace)]
         found = dict.fromkeys(from_location(p) for p in scan.locations)
         return [DatasetFacts(d, scan.schema, scan.file_format, None, d.namespace) for d in found]
 
-    def _warehouse_of(self, location: str) -> str:
-        return self._warehouse or location.rstrip("/").rsplit("/", 1)[0]
-
     def _write_output(self, execution: _Execution, command: str) -> DatasetFacts | None:
+        """The dataset a write command wrote, by the event-log handler its entry in
+        `vocabulary.OUTPUT_COMMANDS` names (`outputs.LOG_OUTPUTS`)."""
+        entry = OUTPUT_COMMANDS.get(command)
+        if entry is None or entry.log is None:
+            return None
         args = execution.plan.write.arguments if execution.plan.write else []
         mode = next((a for a in args if a in MODES), None)
-        facts: DatasetFacts | None = None
-        if command == "InsertIntoHadoopFsRelationCommand" and args:
-            location = args[0]
-            file_format = _format_argument(args)
-            facts = DatasetFacts(from_location(location), file_format=file_format)
-            table = next(
-                (planinfo.table_argument(a) for a in args if planinfo.table_argument(a)), None
-            )
-            if table is not None:
-                facts.table = TableInfo(table[0], table[1], location, file_format)
-                facts.table.warehouse = self._warehouse_of(location)
-            facts.local_path = _local(location)
-        elif command == "CreateDataSourceTableAsSelectCommand":
-            described = planinfo.argument_after(execution.description, command)
-            table = planinfo.table_argument(described[0]) if described else None
-            if table is None:
-                return None
-            mode = next((a for a in described if a in MODES), None)
-            facts = DatasetFacts(
-                DatasetId("file", table[1]), table=TableInfo(table[0], table[1], None)
-            )
-            if mode != "Overwrite":
-                change = ("CreateTableEvent", (table[0] or "default").lower(), table[1].lower())
-                mode = "Create" if change in execution.catalog else None
-        elif command == "SaveIntoDataSourceCommand":
-            facts, why = _data_source_output(args)
-            if why:
-                self._unnamed(execution, command, why)
-        elif command in V2_WRITES:
-            facts = self._v2_output(execution, command, args)
-            mode = None
+        facts, mode = LOG_OUTPUTS[entry.log](self, execution, command, args, mode)
         if facts is None:
             return None
         facts.source_uri = facts.id.namespace
         facts.lifecycle = {"Overwrite": "OVERWRITE", "Create": "CREATE"}.get(mode or "")
-        if command in V2_WRITES:
-            facts.lifecycle = V2_WRITES[command]
+        if entry.kind == Kind.V2_WRITE:
+            facts.lifecycle = entry.lifecycle
         facts.ignore_mode = mode == "Ignore"
         return facts
 
-    def _v2_output(
-        self, execution: _Execution, command: str, args: list[str]
-    ) -> DatasetFacts | None:
-        """The table of a V2 write: named as live capture names a JDBC catalog's table, by the
-        URL the log's environment gives the catalog; said so (`unnamedWrites`) when it cannot be."""
-        schema = ""
-        if command in ("CreateTableAsSelect", "ReplaceTableAsSelect"):
-            kind = args[0].split("@", 1)[0].rsplit(".", 1)[-1] if args else ""
-            parts = [p.strip("`") for p in args[1].split(".")] if len(args) > 1 else None
-        else:
-            found = planinfo.v2_table(args[0]) if args else None
-            kind, parts = found if found is not None else ("", None)
-            schema = args[0] if args else ""
-        urls = {url for url in self._jdbc_catalogs.values() if url}
-        why = ""
-        if parts is None:
-            why = "the log does not show the table a V2 write wrote"
-        elif "JDBC" not in kind:
-            why = f"a DataSource V2 table ({kind or 'unknown'}) plumbline does not name from a log"
-        elif not urls:
-            why = "the log's environment holds no JDBC catalog's URL (spark.sql.catalog.NAME.url)"
-        elif len(urls) > 1:
-            why = "several JDBC catalogs: the log does not say which one the table is in"
-        if why or parts is None:
-            self._unnamed(execution, command, why, ".".join(parts or []))
-            return None
-        facts = DatasetFacts(from_jdbc(urls.pop(), ".".join(parts)))
-        facts.schema = [{"name": name} for name in planinfo.struct_type_names(schema)]
-        return facts
+    def jdbc_urls(self) -> set[str]:
+        """The URLs of the JDBC catalogs the log's environment declares."""
+        return {url for url in self._jdbc_catalogs.values() if url}
+
+    def warehouse_of(self, location: str) -> str:
+        """The warehouse of a table at `location` (the log's, else the location's parent)."""
+        return self._warehouse or location.rstrip("/").rsplit("/", 1)[0]
+
+    def unnamed(self, execution: _Execution, command: str, reason: str, table: str = "") -> None:
+        """A write the log cannot name, listed in the application's facet."""
+        self._unnamed(execution, command, reason, table)
 
     def _unnamed(self, execution: _Execution, command: str, reason: str, table: str = "") -> None:
         entry: dict[str, Any] = {
@@ -512,42 +477,6 @@ class ApplicationLog:
         return facet
 
 
-def _format_argument(args: list[str]) -> str | None:
-    for arg in args[1:]:
-        if arg.lower() in _FORMAT_NAMES:
-            return arg.lower()
-    for before, after in zip(args, args[1:], strict=False):
-        if after.startswith("[") and "=" in after and not before.startswith(("[", "`")):
-            return before.lower()
-    return None
-
-
-def _data_source_output(args: list[str]) -> tuple[DatasetFacts | None, str]:
-    """A `SaveIntoDataSourceCommand`'s output from its options, or why it has none."""
-    options: dict[str, str] = {}
-    for arg in args:
-        if arg.startswith("[") and "=" in arg:
-            for pair in split_top(arg[1:-1]):
-                key, _, value = pair.partition("=")
-                options[key.strip().lower()] = value.strip()
-    url, table = options.get("url", ""), options.get("dbtable", "")
-    if url.startswith("jdbc:") and table:
-        return DatasetFacts(from_jdbc(url, table)), ""
-    if table and "redacted" in url:
-        return None, (
-            f"the JDBC URL of table {table} is redacted in the log "
-            "(spark.sql.redaction.options.regex, by default (?i)url)"
-        )
-    if options.get("path"):
-        return DatasetFacts(from_location(options["path"])), ""
-    return None, ""
-
-
-def _local(location: str) -> str | None:
-    dataset = from_location(location) if location else None
-    return dataset.name if dataset is not None and dataset.namespace == "file" else None
-
-
 def _complete_table_writes(root: ActionFacts | None, nested: list[ActionFacts]) -> None:
     """A CREATE ... AS SELECT execution names its table; its nested insert knows where the table
     lives, what it read and its column lineage: give the table those."""
@@ -602,8 +531,6 @@ def _output_schema(
     root: Any, output: DatasetFacts, inputs: dict[str, DatasetFacts]
 ) -> list[dict[str, Any]]:
     """The written columns by name; a type where the column is a read column as it is."""
-    from plumbline.spark.lineage import output_names
-
     names = (
         output_names(root) or list(output.lineage.columns)
         if output.lineage

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from plumbline.spark.plan import Node
+from plumbline.spark.surface import Node
 
 _ATTRIBUTE = re.compile(r"^(?P<name>.+?)#(?P<id>\d+)L?$", re.S)
 _ANY_ATTRIBUTE = re.compile(r"(`[^`]+`|[\w.$]+(?:\([^()#]*\))?)#(\d+)L?")

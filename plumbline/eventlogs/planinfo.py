@@ -19,8 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from plumbline.eventlogs.expressions import attribute, parse, parse_list, split_top
-from plumbline.spark.lineage import TRUNCATED
-from plumbline.spark.plan import Node
+from plumbline.spark.surface import TRUNCATED, Node
 
 _WRITE_PREFIX = "Execute "
 _V2_WRITE_EXECS = (

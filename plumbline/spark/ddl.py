@@ -14,11 +14,12 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from plumbline.spark import iceberg, jvm
 from plumbline.spark.datasets import from_jdbc, from_table
 from plumbline.spark.facts import ActionFacts, DatasetFacts
+from plumbline.spark.outputs import live_output
 from plumbline.spark.plan import Node
 from plumbline.spark.vocabulary import (
     CREATE_TABLE_COLUMNS,
@@ -26,6 +27,9 @@ from plumbline.spark.vocabulary import (
     DEFINING_COMMANDS,
 )
 from plumbline.spark.vocabulary import DDL_COMMANDS as DDL_COMMANDS  # re-exported
+
+if TYPE_CHECKING:
+    from plumbline.spark.extract import _Extraction
 
 log = logging.getLogger(__name__)
 
@@ -214,21 +218,32 @@ class _Ddl:
         return facts
 
     def drop(self) -> DatasetFacts | None:
-        if self.root.name == "DropTableCommand":  # spark.sql.legacy.useV1Command
-            named = _identifier(self.root.fields.get("tableName"))
-            if named is None:
-                return None
-        else:
-            child = self.cmd.child()
-            catalog, ident = str(child.catalog().name()), child.identifier()
-            parts = [*(str(p) for p in ident.namespace()), str(ident.name())]
-            if catalog != SESSION_CATALOG:
-                return v2_catalog_facts(self.session, catalog, parts, "DROP")
-            named = (parts[-2] if len(parts) > 1 else None), parts[-1]
+        """DROP TABLE as a V1 command (spark.sql.legacy.useV1Command)."""
+        named = _identifier(self.root.fields.get("tableName"))
+        return self._dropped(named) if named is not None else None
+
+    def v2_drop(self) -> DatasetFacts | None:
+        child = self.cmd.child()
+        catalog, ident = str(child.catalog().name()), child.identifier()
+        parts = [*(str(p) for p in ident.namespace()), str(ident.name())]
+        if catalog != SESSION_CATALOG:
+            return v2_catalog_facts(self.session, catalog, parts, "DROP")
+        return self._dropped(((parts[-2] if len(parts) > 1 else None), parts[-1]))
+
+    def _dropped(self, named: tuple[str | None, str]) -> DatasetFacts:
         facts = self.facts(self.state(*named), "DROP")
         if self.root.fields.get("ifExists") is True and facts.table is not None:
             database = facts.table.database or "default"
             facts.needs_catalog_event = ("DropTableEvent", database, facts.table.table)
+        return facts
+
+    def v2_truncate(self) -> DatasetFacts | None:
+        """TRUNCATE TABLE of a DataSource V2 catalog's table (a session catalog table's runs as
+        `TruncateTableCommand`): the table with its columns, emptied."""
+        catalog, parts, schema = _v2_table(self.cmd.table())
+        facts = v2_catalog_facts(self.session, catalog, parts, "TRUNCATE")
+        if facts is not None:
+            facts.schema = schema
         return facts
 
     def v2_add_columns(self) -> DatasetFacts | None:
@@ -307,19 +322,58 @@ def v2_catalog_facts(
     return DatasetFacts(dataset, source_uri=dataset.namespace, lifecycle=lifecycle)
 
 
-def describe_ddl(session: Any, cmd: Any, root: Node, memory: TableMemory) -> DatasetFacts | None:
-    """The dataset a DDL command changes, with its lifecycle change (None if not a known DDL)."""
-    ddl = _Ddl(session, cmd, root, memory)
-    handler = {
-        "CreateDataSourceTableCommand": ddl.create,
-        "CreateTableCommand": ddl.create,
-        "CreateTable": ddl.v2_create,
-        "AlterTableAddColumnsCommand": ddl.add_columns,
-        "TruncateTableCommand": ddl.truncate,
-        "AlterTableRenameCommand": ddl.rename,
-        "DropTable": ddl.drop,
-        "DropTableCommand": ddl.drop,
-        "AddColumns": ddl.v2_add_columns,
-        "RenameTable": ddl.v2_rename,
-    }.get(root.name)
-    return handler() if handler is not None else None
+def _ddl(ex: _Extraction) -> _Ddl:
+    return _Ddl(ex.session, ex.analyzed, ex.root, ex.memory)
+
+
+# the live handlers of DDL commands (vocabulary.OUTPUT_COMMANDS)
+
+
+@live_output("ddl_create")
+def _create(ex: _Extraction) -> DatasetFacts | None:
+    return _ddl(ex).create()
+
+
+@live_output("ddl_v2_create")
+def _v2_create(ex: _Extraction) -> DatasetFacts | None:
+    return _ddl(ex).v2_create()
+
+
+@live_output("ddl_add_columns")
+def _add_columns(ex: _Extraction) -> DatasetFacts | None:
+    return _ddl(ex).add_columns()
+
+
+@live_output("ddl_v2_add_columns")
+def _v2_add_columns(ex: _Extraction) -> DatasetFacts | None:
+    return _ddl(ex).v2_add_columns()
+
+
+@live_output("ddl_truncate")
+def _truncate(ex: _Extraction) -> DatasetFacts | None:
+    return _ddl(ex).truncate()
+
+
+@live_output("ddl_v2_truncate")
+def _v2_truncate(ex: _Extraction) -> DatasetFacts | None:
+    return _ddl(ex).v2_truncate()
+
+
+@live_output("ddl_rename")
+def _rename(ex: _Extraction) -> DatasetFacts | None:
+    return _ddl(ex).rename()
+
+
+@live_output("ddl_v2_rename")
+def _v2_rename(ex: _Extraction) -> DatasetFacts | None:
+    return _ddl(ex).v2_rename()
+
+
+@live_output("ddl_drop")
+def _drop(ex: _Extraction) -> DatasetFacts | None:
+    return _ddl(ex).drop()
+
+
+@live_output("ddl_v2_drop")
+def _v2_drop(ex: _Extraction) -> DatasetFacts | None:
+    return _ddl(ex).v2_drop()

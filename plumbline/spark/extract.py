@@ -11,56 +11,56 @@ import logging
 import re
 from typing import Any
 
+from plumbline.spark import ddl as _ddl  # noqa: F401  (registers the DDL handlers)
 from plumbline.spark import formats, iceberg, jvm, streaming
 from plumbline.spark.datasets import from_jdbc, from_location, from_table
-from plumbline.spark.ddl import (
-    TableMemory,
-    describe_ddl,
-    planned_table,
-    v2_catalog_facts,
-)
+from plumbline.spark.ddl import TableMemory, planned_table, v2_catalog_facts
 from plumbline.spark.facts import ActionFacts, DatasetFacts
 from plumbline.spark.lineage import Deps, LineageResult, LineageWalker, output_names, write_query
+from plumbline.spark.outputs import LIVE_OUTPUTS, live_output
 from plumbline.spark.plan import Node
 from plumbline.spark.plan_reader import read_plan
 from plumbline.spark.sources import LeafRead, rdd_read, relation_read
 from plumbline.spark.vocabulary import (
     ADAPTIVE_PLAN,
     DATASET_RELATIONS,
-    DDL_COMMANDS,
-    FORMAT_DML,
-    FORMAT_MAINTENANCE,
-    FORMAT_V2_WRITES,
     ICEBERG_METADATA_COLUMNS,
     JDBC_RELATION,
     KAFKA_PROVIDER,
-    PROCEDURE_CALLS,
+    OUTPUT_COMMANDS,
     QUERY_STAGE_SUFFIX,
     RDD_RELATION,
     RESULT_QUERY_STAGE,
     ROW_LEVEL_OPERATIONS,
-    ROW_LEVEL_WRITES,
     SCAN_EXEC_PREFIXES,
     SCAN_EXECS,
     STREAM_RELATIONS,
-    STREAM_WRITES,
     V2_RELATION,
     V2_WRITES,
     WRITE_COMMANDS,
     WRITE_EXEC_PREFIXES,
-    WRITES_WITH_MODE,
+    Kind,
+    OutputCommand,
 )
 
 log = logging.getLogger(__name__)
 
 
 class _Extraction:
-    def __init__(self, session: Any, qe: Any, *, collapse: bool = True) -> None:
-        """`collapse`: projection chains read as `ProjectChain` nodes (`plan_reader.read_plan`)."""
+    def __init__(
+        self, session: Any, qe: Any, *, collapse: bool = True, memory: TableMemory | None = None
+    ) -> None:
+        """`collapse`: projection chains read as `ProjectChain` nodes (`plan_reader.read_plan`);
+        `memory`: the tables the capture saw change (DDL handlers read and `ddl` updates it)."""
         self.session = session
         self.qe = qe
         self.analyzed = qe.analyzed()
         self.root = read_plan(jvm.bound_jvm(), self.analyzed, collapse=collapse)
+        self.memory = memory if memory is not None else TableMemory()
+        # the command's entry in the output command table (None: not an output command)
+        self.command: OutputCommand | None = OUTPUT_COMMANDS.get(self.root.name)
+        self.sql: str | None = None  # the SQL text the plan was parsed from, if any
+        self.run_command: str | None = None  # what names the run, when not the command (`CALL`)
         self.inputs: dict[str, DatasetFacts] = {}
         self.leaf_reads: dict[int, LeafRead] = {}
         self.walker = LineageWalker(self._leaf_deps)
@@ -148,46 +148,19 @@ class _Extraction:
                 entry["name"] = name
         return fields
 
-    def write_output(self) -> DatasetFacts | None:
-        cmd, name = self.analyzed, self.root.name
+    def save_mode(self) -> str | None:
+        """The write command's SaveMode (`Overwrite`, `Append`...), if it carries one."""
+        if self.command is None or not self.command.mode:
+            return None
+        return str(self.analyzed.mode().toString())
+
+    def written(self, facts: DatasetFacts | None, mode: str | None) -> DatasetFacts | None:
+        """A write's output completed: its lifecycle change from `mode` (a V2 write's from the
+        command), the columns written and their lineage from the query."""
         names = output_names(self.root)
         if names is None and "outputColumnNames" in self.root.fields:  # cut short in the JSON
-            names = jvm.string_seq(cmd.outputColumnNames())
+            names = jvm.string_seq(self.analyzed.outputColumnNames())
             self.root.fields["outputColumnNames"] = names
-        mode = str(cmd.mode().toString()) if name in WRITES_WITH_MODE else None
-        facts: DatasetFacts | None = None
-        if name == "InsertIntoHadoopFsRelationCommand":
-            table = jvm.option(cmd.catalogTable())
-            info = jvm.catalog_table(table) if table is not None else None
-            location = str(cmd.outputPath().toString())
-            facts = DatasetFacts(from_location(location), file_format=str(cmd.fileFormat()).lower())
-            facts.table, facts.local_path = info, _local(location)
-        elif name == "InsertIntoDataSourceDirCommand":
-            location = str(jvm.option(cmd.storage().locationUri()))
-            facts = DatasetFacts(from_location(location), file_format=str(cmd.provider()).lower())
-            facts.local_path = _local(location)
-            mode = "Overwrite" if cmd.overwrite() else "Append"
-        elif name == "CreateDataSourceTableAsSelectCommand":
-            info = planned_table(self.session, cmd, self.root.fields.get("table"))
-            if info is None:
-                ident = str(cmd.table().identifier().unquotedString())
-                info = jvm.table_by_name(self.session, ident)
-            facts = DatasetFacts(
-                from_table(info.location, info.table), file_format=info.provider, table=info
-            )
-            facts.local_path = _local(info.location or "")
-            if mode != "Overwrite":  # a CREATE only if the table did not exist
-                mode = "Create"
-                database = info.database or "default"
-                facts.needs_catalog_event = ("CreateTableEvent", database, info.table)
-        elif name in V2_WRITES:
-            facts = self._v2_output(cmd, name)
-        elif name in STREAM_WRITES:
-            facts = streaming.sink_output(cmd, name)
-        elif name in ("SaveIntoDataSourceCommand", "InsertIntoDataSourceCommand"):
-            facts = self._data_source_output(cmd, name)
-            if name == "InsertIntoDataSourceCommand":
-                mode = "Overwrite" if cmd.overwrite() else "Append"
         if facts is None:
             return None
         facts.source_uri = facts.id.namespace
@@ -195,25 +168,11 @@ class _Extraction:
             mode = "Create"
         facts.lifecycle = {"Overwrite": "OVERWRITE", "Create": "CREATE"}.get(mode or "")
         facts.ignore_mode = mode == "Ignore"
-        if name in V2_WRITES:
-            facts.lifecycle = V2_WRITES[name]
+        if self.command is not None and self.command.kind == Kind.V2_WRITE:
+            facts.lifecycle = self.command.lifecycle
         facts.schema = self.output_schema(names)
         facts.lineage = self.query_lineage(self.query()[0], names)
         return facts
-
-    def _v2_output(self, cmd: Any, name: str) -> DatasetFacts | None:
-        if name in ("CreateTableAsSelect", "ReplaceTableAsSelect"):
-            target = cmd.name()  # ResolvedIdentifier
-            ident = target.identifier()
-            parts = [*(str(p) for p in ident.namespace()), str(ident.name())]
-            found = v2_catalog_facts(self.session, str(target.catalog().name()), parts, None)
-            if found is None:
-                provider = jvm.option(cmd.tableSpec().provider())
-                found = formats.created_table_facts(
-                    self.session, target.catalog(), parts, str(provider) if provider else None
-                )
-            return found
-        return self._v2_relation(cmd.table(), None)
 
     def format_v2_write(self, lifecycle: str | None) -> DatasetFacts | None:
         """A table format's command shaped like a V2 write: a `table` relation and its child query
@@ -260,26 +219,6 @@ class _Extraction:
         facts.lineage = lineage
         return facts
 
-    def _data_source_output(self, cmd: Any, name: str) -> DatasetFacts | None:
-        if name == "InsertIntoDataSourceCommand":
-            relation = cmd.logicalRelation().relation()
-            if jvm.simple_name(relation) != JDBC_RELATION:
-                return None
-            options = relation.jdbcOptions()
-            return DatasetFacts(from_jdbc(str(options.url()), str(options.tableOrQuery())))
-        options = cmd.options()
-        provider = jvm.simple_name(cmd.dataSource())
-        if provider == KAFKA_PROVIDER:  # df.write.format("kafka"): its `topic` option
-            found = streaming.kafka_datasets(streaming.kafka_options(options), sink=True)
-            return DatasetFacts(found[0]) if found else None
-        url, table = jvm.option(options.get("url")), jvm.option(options.get("dbtable"))
-        if "Jdbc" in provider and url and table:
-            return DatasetFacts(from_jdbc(str(url), str(table)))
-        path = jvm.option(options.get("path"))
-        if not path:
-            return None
-        return formats.save_output(cmd, str(path)) or DatasetFacts(from_location(str(path)))
-
     def expr_sources(self) -> dict[int, set[str]]:
         sources: dict[int, set[str]] = {}
         for (expr_id, _), deps in self.walker.lineage.items():
@@ -287,6 +226,121 @@ class _Extraction:
             if keys:
                 sources.setdefault(expr_id, set()).update(keys)
         return sources
+
+
+# -- the live handlers of write commands (vocabulary.OUTPUT_COMMANDS) ----------------------------
+
+
+@live_output("insert_files")
+def _insert_files(ex: _Extraction) -> DatasetFacts | None:
+    cmd = ex.analyzed
+    table = jvm.option(cmd.catalogTable())
+    info = jvm.catalog_table(table) if table is not None else None
+    location = str(cmd.outputPath().toString())
+    facts = DatasetFacts(from_location(location), file_format=str(cmd.fileFormat()).lower())
+    facts.table, facts.local_path = info, _local(location)
+    return ex.written(facts, ex.save_mode())
+
+
+@live_output("insert_directory")
+def _insert_directory(ex: _Extraction) -> DatasetFacts | None:
+    cmd = ex.analyzed
+    location = str(jvm.option(cmd.storage().locationUri()))
+    facts = DatasetFacts(from_location(location), file_format=str(cmd.provider()).lower())
+    facts.local_path = _local(location)
+    return ex.written(facts, "Overwrite" if cmd.overwrite() else "Append")
+
+
+@live_output("create_table_as_select")
+def _create_table_as_select(ex: _Extraction) -> DatasetFacts | None:
+    cmd, mode = ex.analyzed, ex.save_mode()
+    info = planned_table(ex.session, cmd, ex.root.fields.get("table"))
+    if info is None:
+        ident = str(cmd.table().identifier().unquotedString())
+        info = jvm.table_by_name(ex.session, ident)
+    facts = DatasetFacts(
+        from_table(info.location, info.table), file_format=info.provider, table=info
+    )
+    facts.local_path = _local(info.location or "")
+    if mode != "Overwrite":  # a CREATE only if the table did not exist
+        mode = "Create"
+        database = info.database or "default"
+        facts.needs_catalog_event = ("CreateTableEvent", database, info.table)
+    return ex.written(facts, mode)
+
+
+@live_output("v2_write")
+def _v2_write(ex: _Extraction) -> DatasetFacts | None:
+    return ex.written(ex._v2_relation(ex.analyzed.table(), None), ex.save_mode())
+
+
+@live_output("v2_create_as_select")
+def _v2_create_as_select(ex: _Extraction) -> DatasetFacts | None:
+    cmd = ex.analyzed
+    target = cmd.name()  # ResolvedIdentifier
+    ident = target.identifier()
+    parts = [*(str(p) for p in ident.namespace()), str(ident.name())]
+    found = v2_catalog_facts(ex.session, str(target.catalog().name()), parts, None)
+    if found is None:
+        provider = jvm.option(cmd.tableSpec().provider())
+        found = formats.created_table_facts(
+            ex.session, target.catalog(), parts, str(provider) if provider else None
+        )
+    return ex.written(found, ex.save_mode())
+
+
+@live_output("stream_sink")
+def _stream_sink(ex: _Extraction) -> DatasetFacts | None:
+    return ex.written(streaming.sink_output(ex.analyzed, ex.root.name), ex.save_mode())
+
+
+@live_output("insert_into_data_source")
+def _insert_into_data_source(ex: _Extraction) -> DatasetFacts | None:
+    cmd = ex.analyzed
+    relation = cmd.logicalRelation().relation()
+    facts = None
+    if jvm.simple_name(relation) == JDBC_RELATION:
+        options = relation.jdbcOptions()
+        facts = DatasetFacts(from_jdbc(str(options.url()), str(options.tableOrQuery())))
+    return ex.written(facts, "Overwrite" if facts is not None and cmd.overwrite() else "Append")
+
+
+@live_output("save_into_data_source")
+def _save_into_data_source(ex: _Extraction) -> DatasetFacts | None:
+    cmd = ex.analyzed
+    options = cmd.options()
+    provider = jvm.simple_name(cmd.dataSource())
+    url, table = jvm.option(options.get("url")), jvm.option(options.get("dbtable"))
+    facts: DatasetFacts | None = None
+    if provider == KAFKA_PROVIDER:  # df.write.format("kafka"): its `topic` option
+        found = streaming.kafka_datasets(streaming.kafka_options(options), sink=True)
+        facts = DatasetFacts(found[0]) if found else None
+    elif "Jdbc" in provider and url and table:
+        facts = DatasetFacts(from_jdbc(str(url), str(table)))
+    else:
+        path = jvm.option(options.get("path"))
+        if path:
+            facts = formats.save_output(cmd, str(path)) or DatasetFacts(from_location(str(path)))
+    return ex.written(facts, ex.save_mode())
+
+
+@live_output("row_level_write")
+def _row_level_write(ex: _Extraction) -> DatasetFacts | None:
+    ex.run_command = _row_level_command(ex.analyzed)
+    return ex.row_level_write()
+
+
+@live_output("procedure_call")
+def _procedure_call(ex: _Extraction) -> DatasetFacts | None:
+    output, restored = iceberg.procedure(ex.session, ex.analyzed, ex.sql)
+    ex.inputs = {restored.id.key: restored} if restored is not None else {}
+    ex.run_command = iceberg.procedure_name(ex.analyzed)
+    return output
+
+
+@live_output("format_v2_write")
+def _format_v2_write(ex: _Extraction) -> DatasetFacts | None:
+    return ex.format_v2_write(ex.command.lifecycle if ex.command is not None else None)
 
 
 _WRITE_METRICS = {"numOutputRows": "rowCount", "numOutputBytes": "size", "numFiles": "fileCount"}
@@ -396,15 +450,6 @@ def origin_sql(plan: Any, node: Node, depth: int = 8) -> str | None:
     return None
 
 
-def _maintenance(session: Any, extraction: _Extraction) -> tuple[Any, Any]:
-    """A format's maintenance command: its table (and what a RESTORE restores), never failing."""
-    try:
-        return formats.maintenance(session, extraction.analyzed, extraction.root.name)
-    except Exception:
-        log.warning("plumbline cannot read the table of %s", extraction.root.name, exc_info=True)
-        return None, None
-
-
 def _row_level_command(analyzed: Any) -> str | None:
     """The statement a row-level write runs (`MergeIntoTable`...), which names its run."""
     try:
@@ -419,37 +464,23 @@ def describe_action(
 ) -> ActionFacts:
     """Describe the action `qe` ran: inputs, outputs, lineage and (optionally) metrics.
 
+    The command's entry in `vocabulary.OUTPUT_COMMANDS` names its handler (`outputs.LIVE_OUTPUTS`);
     `memory` is the capture's record of the catalog tables it saw change (see `ddl`).
     """
-    extraction = _Extraction(session, qe)
+    extraction = _Extraction(session, qe, memory=memory)
     facts = ActionFacts(extraction.root.name, sql=sql_text(qe))
+    extraction.sql = facts.sql
     extraction.read_inputs()
     output: DatasetFacts | None = None
-    if facts.command in WRITE_COMMANDS:
-        output = extraction.write_output()
-        if output is not None and facts.sql is None:
+    command = extraction.command
+    if command is not None:
+        output = LIVE_OUTPUTS[command.live](extraction)
+        facts.command = extraction.run_command or facts.command
+        if facts.command in WRITE_COMMANDS and output is not None and facts.sql is None:
             try:
                 facts.sql = origin_sql(extraction.query()[1], extraction.query()[0])
             except Exception:
                 log.debug("cannot read the query's origin", exc_info=True)
-    elif facts.command in DDL_COMMANDS:
-        ddl_memory = memory if memory is not None else TableMemory()
-        output = describe_ddl(session, extraction.analyzed, extraction.root, ddl_memory)
-    elif facts.command in FORMAT_DML:
-        target = formats.dml_target_read(extraction.root, extraction.leaf_reads)
-        output = formats.dml_output(extraction.root, extraction.walker, target)
-    elif facts.command in FORMAT_MAINTENANCE:
-        output, restored = _maintenance(session, extraction)
-        extraction.inputs = {restored.id.key: restored} if restored is not None else {}
-    elif facts.command in FORMAT_V2_WRITES:
-        output = extraction.format_v2_write(FORMAT_V2_WRITES[facts.command])
-    elif facts.command in ROW_LEVEL_WRITES:
-        output = extraction.row_level_write()
-        facts.command = _row_level_command(extraction.analyzed) or facts.command
-    elif facts.command in PROCEDURE_CALLS:
-        output, restored = iceberg.procedure(session, extraction.analyzed, facts.sql)
-        extraction.inputs = {restored.id.key: restored} if restored is not None else {}
-        facts.command = iceberg.procedure_name(extraction.analyzed) or facts.command
     elif facts.command.endswith("Command"):
         if formats.unknown_format_command(extraction.analyzed, facts.command):
             output = extraction.format_v2_write(None)  # a V2 write's shape, where it has one

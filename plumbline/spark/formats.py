@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import copy
 import logging
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from plumbline.spark import delta, iceberg, jvm
 from plumbline.spark import vocabulary as v
@@ -37,7 +38,11 @@ from plumbline.spark.lineage import (
     LineageResult,
     LineageWalker,
 )
+from plumbline.spark.outputs import live_output
 from plumbline.spark.plan import Node
+
+if TYPE_CHECKING:
+    from plumbline.spark.extract import _Extraction
 
 log = logging.getLogger(__name__)
 
@@ -58,9 +63,13 @@ def _target_leaf(root: Node) -> Node | None:
 
 
 def dml_output(
-    root: Node, walker: LineageWalker, target_read: DatasetFacts | None
+    root: Node,
+    walker: LineageWalker,
+    target_read: DatasetFacts | None,
+    lineage: Callable[[Node, LineageWalker, dict[str, Deps], list[Node]], None],
 ) -> DatasetFacts | None:
-    """The dataset a MERGE / UPDATE / DELETE writes (its target), with its column lineage."""
+    """The dataset a MERGE / UPDATE / DELETE writes (its target), with its column lineage
+    (`lineage` adds the command's own to the target's columns)."""
     if target_read is None:
         return None
     output = copy.copy(target_read)
@@ -68,17 +77,18 @@ def dml_output(
     target = walker.walk(root.trees("target")[0])
     names = [str(a.fields.get("name")) for a in target]
     columns = {name: walker.attribute_deps(a) for name, a in zip(names, target, strict=True)}
-    if root.name == "MergeIntoCommand":
-        _merge_lineage(root, walker, columns, target)
-    elif root.name == "UpdateCommand":
-        _update_lineage(root, walker, columns, target)
-    else:  # DeleteCommand
-        walker.add_dataset(root.trees("condition"), FILTER)
+    lineage(root, walker, columns, target)
     output.lineage = LineageResult({k: d for k, d in columns.items() if d}, walker.dataset)
     output.schema = [
         {"name": a.fields.get("name"), "type": a.fields.get("dataType")} for a in target
     ]
     return output
+
+
+def _delete_lineage(
+    root: Node, walker: LineageWalker, columns: dict[str, Deps], target: list[Node]
+) -> None:
+    walker.add_dataset(root.trees("condition"), FILTER)
 
 
 def _merge_lineage(
@@ -247,18 +257,55 @@ def maintenance(
 ) -> tuple[DatasetFacts | None, DatasetFacts | None]:
     """(output, input) of a maintenance command: the table it works on; for RESTORE, the table at
     the version it restores as the input."""
-    lifecycle = v.FORMAT_MAINTENANCE.get(name)
-    if name == "RestoreTableCommand":
-        table = cmd.sourceTable()
-    else:
-        table = cmd.child().table()  # a ResolvedTable of the Delta table
+    entry = v.OUTPUT_COMMANDS.get(name)
+    lifecycle = entry.lifecycle if entry is not None else None
+    restore = entry is not None and entry.live == "delta_restore"
+    table = cmd.sourceTable() if restore else cmd.child().table()  # a ResolvedTable of the table
     output = v2_table_facts(session, table, lifecycle)
-    if output is None or name != "RestoreTableCommand":
+    if output is None or not restore:
         return output, None
     source = copy.copy(output)
     source.lifecycle = None
     source.version = delta.restored_version(session, table, output.format_location or "")
     return output, source
+
+
+# -- the live handlers of format commands (vocabulary.OUTPUT_COMMANDS) --------------------------
+
+
+def _dml(ex: _Extraction, lineage: Callable[..., None]) -> DatasetFacts | None:
+    target = dml_target_read(ex.root, ex.leaf_reads)
+    return dml_output(ex.root, ex.walker, target, lineage)
+
+
+@live_output("merge")
+def _merge(ex: _Extraction) -> DatasetFacts | None:
+    return _dml(ex, _merge_lineage)
+
+
+@live_output("update")
+def _update(ex: _Extraction) -> DatasetFacts | None:
+    return _dml(ex, _update_lineage)
+
+
+@live_output("delete")
+def _delete(ex: _Extraction) -> DatasetFacts | None:
+    return _dml(ex, _delete_lineage)
+
+
+def _maintained(ex: _Extraction) -> DatasetFacts | None:
+    """A format's maintenance command: its table (and what a RESTORE restores), never failing."""
+    try:
+        output, restored = maintenance(ex.session, ex.analyzed, ex.root.name)
+    except Exception:
+        log.warning("plumbline cannot read the table of %s", ex.root.name, exc_info=True)
+        output, restored = None, None
+    ex.inputs = {restored.id.key: restored} if restored is not None else {}
+    return output
+
+
+live_output("delta_maintenance")(_maintained)
+live_output("delta_restore")(_maintained)
 
 
 # -- unknown commands ----------------------------------------------------------------------------

@@ -8,6 +8,8 @@ are added to the group that treats them. Nothing here imports Spark.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 # -- logical plan leaves ------------------------------------------------------------------------
 
 RDD_RELATION = "LogicalRDD"  # a DataFrame made from an RDD (`rdd()` is that RDD)
@@ -89,51 +91,151 @@ CASE_WHENS = frozenset({"CaseWhen"})  # (condition, value) pairs, then an option
 IFS = frozenset({"If"})  # predicate, then the two values
 CASTS = frozenset({"Cast", "UpCast"})  # a type conversion of their one child
 
-# -- write commands -----------------------------------------------------------------------------
+# -- output commands: what each command that writes or changes a dataset is, and who reads it ----
 
-# DataSource V2 writes: into an existing table (its relation is the `table` field) or creating one
-# (its ResolvedIdentifier is the `name` field), with the lifecycle change each makes.
-V2_WRITES: dict[str, str | None] = {
-    "AppendData": None,
-    "OverwriteByExpression": "OVERWRITE",
-    "OverwritePartitionsDynamic": "OVERWRITE",
-    "CreateTableAsSelect": "CREATE",
-    "ReplaceTableAsSelect": "OVERWRITE",
+
+@dataclass(frozen=True)
+class OutputCommand:
+    """One command that writes or changes a dataset, and the two handlers that read it.
+
+    `kind` says what the capture does around the handler (one of the kinds below); `live` names
+    the handler of live capture (`plumbline.spark.outputs.LIVE_OUTPUTS`: the analyzed plan, py4j),
+    `log` the handler of event-log extraction (`plumbline.eventlogs.outputs.LOG_OUTPUTS`: the
+    `sparkPlanInfo` of a log), or None with the reason in `no_log` when a log cannot name what it
+    writes. `lifecycle` is the change the command makes when the command alone decides it (V2
+    writes, format commands); `mode`: the command carries a SaveMode (`mode()`).
+    """
+
+    kind: str
+    live: str
+    log: str | None = None
+    no_log: str = ""
+    lifecycle: str | None = None
+    mode: bool = False
+
+
+class Kind:
+    """What the capture does around an output command's handler."""
+
+    WRITE = "write"  # a query written (V1 commands): origin SQL, metrics
+    V2_WRITE = (
+        "v2_write"  # a query written to a DataSource V2 table: its lifecycle is the command's
+    )
+    STREAM_WRITE = "stream_write"  # a micro-batch writing its sink
+    DDL = "ddl"  # a table created, dropped, truncated, renamed or altered (see ddl.py)
+    FORMAT_DML = "format_dml"  # a table format's row-level MERGE / UPDATE / DELETE
+    FORMAT_WRITE = "format_write"  # a table format's own V2 write command
+    MAINTENANCE = "maintenance"  # a format's maintenance: a run on the table, no data lineage
+    ROW_LEVEL_WRITE = "row_level_write"  # Spark's row-level rewrite of a table (Iceberg's DML)
+    PROCEDURE = "procedure"  # a stored procedure (`CALL`): Iceberg's maintenance
+
+
+_NOT_RUN = "event logs hold no such command (it runs in the driver without a physical write)"
+_SINK = "a micro-batch's sink is read by the streaming capture, not from a log"
+_JVM = "the log's plan string does not name the table (live capture reads it through py4j)"
+
+OUTPUT_COMMANDS: dict[str, OutputCommand] = {
+    # V1 writes
+    "InsertIntoHadoopFsRelationCommand": OutputCommand(
+        Kind.WRITE, "insert_files", "insert_files", mode=True
+    ),
+    "CreateDataSourceTableAsSelectCommand": OutputCommand(
+        Kind.WRITE, "create_table_as_select", "create_table_as_select", mode=True
+    ),
+    "SaveIntoDataSourceCommand": OutputCommand(
+        Kind.WRITE, "save_into_data_source", "save_into_data_source", mode=True
+    ),
+    "InsertIntoDataSourceCommand": OutputCommand(
+        Kind.WRITE, "insert_into_data_source", no_log=_JVM
+    ),
+    "InsertIntoDataSourceDirCommand": OutputCommand(Kind.WRITE, "insert_directory", no_log=_JVM),
+    # DataSource V2 writes: into an existing table (its relation is the `table` field) or creating
+    # one (its ResolvedIdentifier is the `name` field)
+    "AppendData": OutputCommand(Kind.V2_WRITE, "v2_write", "v2_write"),
+    "OverwriteByExpression": OutputCommand(
+        Kind.V2_WRITE, "v2_write", "v2_write", lifecycle="OVERWRITE"
+    ),
+    "OverwritePartitionsDynamic": OutputCommand(
+        Kind.V2_WRITE, "v2_write", "v2_write", lifecycle="OVERWRITE"
+    ),
+    "CreateTableAsSelect": OutputCommand(
+        Kind.V2_WRITE, "v2_create_as_select", "v2_create_as_select", lifecycle="CREATE"
+    ),
+    "ReplaceTableAsSelect": OutputCommand(
+        Kind.V2_WRITE, "v2_create_as_select", "v2_create_as_select", lifecycle="OVERWRITE"
+    ),
+    # a micro-batch of a streaming query writing its sink (file sinks and foreachBatch: V1; Kafka
+    # and other V2 sinks); its child is the batch's query
+    "WriteToMicroBatchDataSourceV1": OutputCommand(Kind.STREAM_WRITE, "stream_sink", no_log=_SINK),
+    "WriteToMicroBatchDataSource": OutputCommand(Kind.STREAM_WRITE, "stream_sink", no_log=_SINK),
+    # DDL (ddl.py); V2 commands have no `...Command` suffix
+    "CreateDataSourceTableCommand": OutputCommand(Kind.DDL, "ddl_create", no_log=_NOT_RUN),
+    "CreateTableCommand": OutputCommand(Kind.DDL, "ddl_create", no_log=_NOT_RUN),
+    "CreateTable": OutputCommand(Kind.DDL, "ddl_v2_create", no_log=_NOT_RUN),
+    "DropTableCommand": OutputCommand(Kind.DDL, "ddl_drop", no_log=_NOT_RUN),
+    "DropTable": OutputCommand(Kind.DDL, "ddl_v2_drop", no_log=_NOT_RUN),
+    "TruncateTableCommand": OutputCommand(Kind.DDL, "ddl_truncate", no_log=_NOT_RUN),
+    "TruncateTable": OutputCommand(Kind.DDL, "ddl_v2_truncate", no_log=_NOT_RUN),
+    "AlterTableRenameCommand": OutputCommand(Kind.DDL, "ddl_rename", no_log=_NOT_RUN),
+    "RenameTable": OutputCommand(Kind.DDL, "ddl_v2_rename", no_log=_NOT_RUN),
+    "AlterTableAddColumnsCommand": OutputCommand(Kind.DDL, "ddl_add_columns", no_log=_NOT_RUN),
+    "AddColumns": OutputCommand(Kind.DDL, "ddl_v2_add_columns", no_log=_NOT_RUN),
+    # Delta Lake's row-level DML (org.apache.spark.sql.delta.commands): the table is the `target`
+    # plan field (read and written), a MERGE's other input the `source` plan field
+    "MergeIntoCommand": OutputCommand(Kind.FORMAT_DML, "merge", no_log=_JVM),
+    "UpdateCommand": OutputCommand(Kind.FORMAT_DML, "update", no_log=_JVM),
+    "DeleteCommand": OutputCommand(Kind.FORMAT_DML, "delete", no_log=_JVM),
+    # a format's own V2 write commands (a `table` relation written with the query that is their
+    # child): Delta runs `INSERT OVERWRITE` / `overwritePartitions()` in dynamic partition mode so
+    "DeltaDynamicPartitionOverwriteCommand": OutputCommand(
+        Kind.FORMAT_WRITE, "format_v2_write", no_log=_JVM, lifecycle="OVERWRITE"
+    ),
+    # maintenance: a named run on the table with no data lineage (RESTORE replaces the table's
+    # content with an older version's)
+    "OptimizeTableCommand": OutputCommand(Kind.MAINTENANCE, "delta_maintenance", no_log=_JVM),
+    "VacuumTableCommand": OutputCommand(Kind.MAINTENANCE, "delta_maintenance", no_log=_JVM),
+    "RestoreTableCommand": OutputCommand(
+        Kind.MAINTENANCE, "delta_restore", no_log=_JVM, lifecycle="OVERWRITE"
+    ),
+    # Spark's own row-level writes (3.4+), which Apache Iceberg's MERGE / UPDATE / DELETE run as
+    # (see ROW_LEVEL_TABLE below); the run is named after the statement (ROW_LEVEL_OPERATIONS)
+    "ReplaceData": OutputCommand(Kind.ROW_LEVEL_WRITE, "row_level_write", no_log=_JVM),
+    "WriteDelta": OutputCommand(Kind.ROW_LEVEL_WRITE, "row_level_write", no_log=_JVM),
+    # stored procedures: the plan is a `Call` whose `procedure` is the procedure object (Iceberg's
+    # on Spark 3.5, Spark's own `ResolvedProcedure` on 4.x); ICEBERG_PROCEDURES below
+    "Call": OutputCommand(Kind.PROCEDURE, "procedure_call", no_log=_JVM),
 }
-# A micro-batch of a streaming query writing its sink (file sinks and foreachBatch: V1; Kafka and
-# other V2 sinks); its child is the batch's query.
-STREAM_WRITES = frozenset({"WriteToMicroBatchDataSourceV1", "WriteToMicroBatchDataSource"})
+
+
+def commands_of(*kinds: str) -> frozenset[str]:
+    """The output commands of the given kinds."""
+    return frozenset(name for name, c in OUTPUT_COMMANDS.items() if c.kind in kinds)
+
+
+# the groups other modules match on, derived from the table
+V2_WRITES: dict[str, str | None] = {
+    name: c.lifecycle for name, c in OUTPUT_COMMANDS.items() if c.kind == Kind.V2_WRITE
+}
+STREAM_WRITES = commands_of(Kind.STREAM_WRITE)
 # V1 commands and V2 writes whose query writes a dataset.
-WRITE_COMMANDS = frozenset(
-    {
-        "InsertIntoHadoopFsRelationCommand",
-        "CreateDataSourceTableAsSelectCommand",
-        "SaveIntoDataSourceCommand",
-        "InsertIntoDataSourceCommand",
-        "InsertIntoDataSourceDirCommand",
-        *V2_WRITES,
-        *STREAM_WRITES,
-    }
-)
+WRITE_COMMANDS = commands_of(Kind.WRITE, Kind.V2_WRITE, Kind.STREAM_WRITE)
+# Write commands that carry a SaveMode (`mode()`).
+WRITES_WITH_MODE = frozenset(name for name, c in OUTPUT_COMMANDS.items() if c.mode)
+FORMAT_DML = commands_of(Kind.FORMAT_DML)
+FORMAT_V2_WRITES: dict[str, str | None] = {
+    name: c.lifecycle for name, c in OUTPUT_COMMANDS.items() if c.kind == Kind.FORMAT_WRITE
+}
+FORMAT_MAINTENANCE: dict[str, str | None] = {
+    name: c.lifecycle for name, c in OUTPUT_COMMANDS.items() if c.kind == Kind.MAINTENANCE
+}
+DDL_COMMANDS = commands_of(Kind.DDL)
 # Spark 4.1+: `saveAsTable` to the session catalog runs as this command, which runs the write
 # (`CreateDataSourceTableAsSelectCommand`, `InsertIntoHadoopFsRelationCommand`...) as nested
 # executions: the action is the outermost nested write.
 SAVE_AS_TABLE_WRAPPERS = frozenset({"SaveAsV1TableCommand"})
-# Write commands that carry a SaveMode (`mode()`).
-WRITES_WITH_MODE = frozenset(
-    {
-        "InsertIntoHadoopFsRelationCommand",
-        "CreateDataSourceTableAsSelectCommand",
-        "SaveIntoDataSourceCommand",
-    }
-)
 
 # -- table formats' own commands (Delta Lake) ----------------------------------------------------
 
-# Row-level DML on a table of a format: the table is the `target` plan field (read and written), a
-# MERGE's other input the `source` plan field. Delta Lake's `MergeIntoCommand`, `UpdateCommand`,
-# `DeleteCommand` (org.apache.spark.sql.delta.commands).
-FORMAT_DML = frozenset({"MergeIntoCommand", "UpdateCommand", "DeleteCommand"})
 # plan-valued fields of a FORMAT_DML command whose leaves are inputs
 DML_PLAN_FIELDS = ("target", "source")
 MERGE_CLAUSE_FIELDS = ("matchedClauses", "notMatchedClauses", "notMatchedBySourceClauses")
@@ -141,22 +243,13 @@ MERGE_ACTION = "DeltaMergeAction"  # `targetColNameParts` := its one child
 MERGE_DELETE_CLAUSES = frozenset(
     {"DeltaMergeIntoMatchedDeleteClause", "DeltaMergeIntoNotMatchedBySourceDeleteClause"}
 )
-# A format's own V2 write commands (a `table` relation written with the query that is their child),
-# with the lifecycle change each makes: Delta runs `INSERT OVERWRITE` / `overwritePartitions()` in
-# dynamic partition mode as this command.
-FORMAT_V2_WRITES: dict[str, str | None] = {"DeltaDynamicPartitionOverwriteCommand": "OVERWRITE"}
-# Maintenance commands: a named run on the table with no data lineage, and the lifecycle change
-# each makes (RESTORE replaces the table's content with an older version's).
-FORMAT_MAINTENANCE: dict[str, str | None] = {
-    "OptimizeTableCommand": None,
-    "VacuumTableCommand": None,
-    "RestoreTableCommand": "OVERWRITE",
-}
 # Spark's own row-level writes (3.4+), which Apache Iceberg's MERGE / UPDATE / DELETE run as:
 # `originalTable` is the table's relation (read and written), the child the rows written (the table's
 # columns first, by name, then metadata columns such as `_file`); `table` wraps the table in a
 # `RowLevelOperationTable` (`table()` is the format's table). No lifecycle change.
-ROW_LEVEL_WRITES: dict[str, str | None] = {"ReplaceData": None, "WriteDelta": None}
+ROW_LEVEL_WRITES: dict[str, str | None] = {
+    name: c.lifecycle for name, c in OUTPUT_COMMANDS.items() if c.kind == Kind.ROW_LEVEL_WRITE
+}
 ROW_LEVEL_TABLE = "RowLevelOperationTable"
 # the statement a row-level write runs (`table.table().operation().command()`): its run's name
 ROW_LEVEL_OPERATIONS = {
@@ -199,7 +292,7 @@ ICEBERG_METADATA_COLUMNS = frozenset(
 )
 # Stored procedures (`CALL catalog.system.name(...)`): the plan is a `Call` whose `procedure` is
 # the procedure object (Iceberg's on Spark 3.5, Spark's own `ResolvedProcedure` on 4.x).
-PROCEDURE_CALLS = frozenset({"Call"})
+PROCEDURE_CALLS = commands_of(Kind.PROCEDURE)
 # Iceberg's maintenance procedures (by class): a named run on the table they name, no data lineage,
 # with the lifecycle change each makes; a rollback's input is the table at the snapshot it restores.
 ICEBERG_PROCEDURES: dict[str, str | None] = {
@@ -233,27 +326,19 @@ DELTA_DATA_SOURCE = "DeltaDataSource"
 
 # -- DDL ----------------------------------------------------------------------------------------
 
-DDL_COMMANDS = frozenset(
-    {
-        "CreateDataSourceTableCommand",
-        "CreateTableCommand",
-        "CreateTable",
-        "DropTableCommand",
-        "DropTable",
-        "TruncateTableCommand",
-        "TruncateTable",
-        "AlterTableRenameCommand",
-        "RenameTable",
-        "AlterTableAddColumnsCommand",
-        "AddColumns",
-    }
-)
 # Spark 4.0+: the fields of a V2 `CreateTable` that hold its columns (`ColumnDefinition` trees with
 # `name` and `dataType`); 3.5's holds a StructType in `tableSchema`.
 CREATE_TABLE_COLUMNS = "columns"
 CREATE_TABLE_SCHEMA = "tableSchema"
 # Commands after which the capture knows a table's whole schema (DDL and CREATE ... AS SELECT).
 DEFINING_COMMANDS = DDL_COMMANDS | {"CreateDataSourceTableAsSelectCommand"}
+
+# -- the catalog's events (ExternalCatalogWithListener posts them as it changes tables) ----------
+
+CREATE_TABLE_EVENT = "CreateTableEvent"
+DROP_TABLE_EVENT = "DropTableEvent"
+RENAME_TABLE_EVENT = "RenameTableEvent"
+CATALOG_EVENTS = frozenset({CREATE_TABLE_EVENT, DROP_TABLE_EVENT, RENAME_TABLE_EVENT})
 
 # -- executed (physical) plans ------------------------------------------------------------------
 
