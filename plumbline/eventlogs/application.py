@@ -58,8 +58,6 @@ _SCAN_METRICS = {
     "number of files read": "fileCount",
 }
 KNOWN_SPARK_LINES = ("3.", "4.")
-_JDBC_CATALOG = "JDBCTableCatalog"
-_QUERY_WRAPPERS = frozenset({"DeserializeToObject", "SerializeFromObject", "MapPartitions"})
 MAX_UNNAMED = 100  # unnamed writes listed in the application's facet
 
 
@@ -184,7 +182,7 @@ class ApplicationLog:
             for key, value in conf.items()
             if key.startswith("spark.sql.catalog.")
             and key.count(".") == 3
-            and _JDBC_CATALOG in value
+            and v.JDBC_TABLE_CATALOG in value
         }
         warehouse = conf.get("spark.sql.warehouse.dir")
         if warehouse:
@@ -521,7 +519,7 @@ def _complete_from_nested(
     query = queries[0]
     facts.inputs = query.inputs
     root = query.root
-    while root.name in _QUERY_WRAPPERS and len(root.children) == 1:
+    while root.name in v.OBJECT_WRAPPERS and len(root.children) == 1:
         root = root.children[0]
     names = [str(f["name"]) for f in output.schema] or None
     output.lineage = LineageWalker(query.source_of).query_lineage(root, names)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from plumbline.spark.surface import Node
+from plumbline.spark.surface import vocabulary as v
 
 _ATTRIBUTE = re.compile(r"^(?P<name>.+?)#(?P<id>\d+)L?$", re.S)
 _ANY_ATTRIBUTE = re.compile(r"(`[^`]+`|[\w.$]+(?:\([^()#]*\))?)#(\d+)L?")
@@ -24,12 +25,12 @@ _AGGREGATE_FUNCTIONS = frozenset(
     "stddev stddev_samp stddev_pop variance var_samp var_pop count_if any every some bool_and "
     "bool_or max_by min_by percentile percentile_approx median mode".split()
 )
-_CLASSES = {"if": "If", "cast": "Cast", "try_cast": "Cast", "ansi_cast": "Cast"}
+_CLASSES = {"if": v.IF, "cast": v.CAST, "try_cast": v.CAST, "ansi_cast": v.CAST}
 
 
 def attribute(name: str, expr_id: int) -> Node:
     """An `AttributeReference` node."""
-    return Node("AttributeReference", {"name": name, "exprId": {"id": expr_id, "jvmId": ""}})
+    return Node(v.ATTRIBUTE_REFERENCE, {"name": name, "exprId": {"id": expr_id, "jvmId": ""}})
 
 
 def split_top(text: str, separator: str = ",") -> list[str]:
@@ -79,7 +80,7 @@ def parse(text: str) -> Node:
                 "name": _unquote(match["name"]),
                 "exprId": {"id": int(match["id"]), "jvmId": ""},
             }
-            return Node("Alias", fields, [inner])
+            return Node(v.ALIAS, fields, [inner])
     if _enclosed(text, "(", ")"):
         return _parenthesised(text[1:-1])
     if text.upper().startswith("CASE WHEN") and text.upper().endswith("END"):
@@ -93,7 +94,7 @@ def parse(text: str) -> Node:
     windowed = split_top(text, " windowspecdefinition")
     if len(windowed) == 2:
         spec = parse("windowspecdefinition" + windowed[1])
-        return Node("WindowExpression", {}, [parse(windowed[0]), spec])
+        return Node(v.WINDOW_EXPRESSION, {}, [parse(windowed[0]), spec])
     return _opaque(text)
 
 
@@ -124,7 +125,7 @@ def _parenthesised(inner: str) -> Node:
     """`(a op b)`: a binary or unary operator over its operands."""
     tokens = split_top(inner, " ")
     operands = [parse(t) for t in tokens if not _is_operator(t)]
-    return Node("Operator", {"text": inner}, operands)
+    return Node(v.PARSED_OPERATOR, {"text": inner}, operands)
 
 
 def _is_operator(token: str) -> bool:
@@ -144,23 +145,23 @@ def _case_when(text: str) -> Node:
             otherwise = parse(tail)
     if otherwise is not None:
         children.append(otherwise)
-    return Node("CaseWhen", {}, children)
+    return Node(v.CASE_WHEN, {}, children)
 
 
 def _function(name: str, args_text: str) -> Node:
     lower = name.lower()
     if lower in ("cast", "try_cast", "ansi_cast"):
         value = split_top(args_text, " as ")
-        return Node("Cast", {}, [parse(value[0])] if value else [])
+        return Node(v.CAST, {}, [parse(value[0])] if value else [])
     args = [parse(a) for a in split_top(args_text)]
     if lower.startswith("partial_") or lower.startswith("merge_"):
         lower = lower.split("_", 1)[1]
     if lower in _AGGREGATE_FUNCTIONS:
-        return Node("AggregateExpression", {}, [Node(name, {}, args)])
+        return Node(v.AGGREGATE_EXPRESSION, {}, [Node(name, {}, args)])
     return Node(_CLASSES.get(lower, name), {}, args)
 
 
 def _opaque(text: str) -> Node:
     """Something not split further: a literal, or a node over every attribute it mentions."""
     refs = [attribute(_unquote(m[1]), int(m[2])) for m in _ANY_ATTRIBUTE.finditer(text)]
-    return Node("Literal" if not refs else "Expression", {"text": text}, refs)
+    return Node(v.LITERAL if not refs else v.PARSED_EXPRESSION, {"text": text}, refs)

@@ -20,21 +20,8 @@ from typing import Any
 
 from plumbline.eventlogs.expressions import attribute, parse, parse_list, split_top
 from plumbline.spark.surface import TRUNCATED, Node
+from plumbline.spark.surface import vocabulary as v
 
-_WRITE_PREFIX = "Execute "
-_V2_WRITE_EXECS = (
-    "AppendData",
-    "OverwriteByExpression",
-    "OverwritePartitionsDynamic",
-    "CreateTableAsSelect",
-    "ReplaceTableAsSelect",
-    "AtomicCreateTableAsSelect",
-    "AtomicReplaceTableAsSelect",
-)
-_AGGREGATES = frozenset({"HashAggregate", "SortAggregate", "ObjectHashAggregate"})
-_JOINS = frozenset(
-    {"SortMergeJoin", "BroadcastHashJoin", "ShuffledHashJoin", "BroadcastNestedLoopJoin"}
-)
 _JOIN_TYPES = re.compile(
     r"^(Inner|Cross|LeftOuter|RightOuter|FullOuter|LeftSemi|LeftAnti|"
     r"ExistenceJoin\(.*\))$"
@@ -42,7 +29,7 @@ _JOIN_TYPES = re.compile(
 _SECTION = re.compile(r"^\((\d+)\) (.+?)(?: \[codegen id : \d+\])?$")
 _DESCRIPTION_CUT = re.compile(r"\.\.\. \d+ more (fields|characters)|Truncated plan of \d+")
 _FORMATS = {"parquet", "json", "csv", "orc", "text", "avro", "delta", "iceberg", "hive"}
-MODES = frozenset({"Overwrite", "Append", "ErrorIfExists", "Ignore"})
+MODES = v.SAVE_MODES
 
 
 @dataclass
@@ -123,8 +110,8 @@ def io_metric_ids(info: dict[str, Any]) -> list[int]:
         name = str(node.get("nodeName", "")).strip()
         text = str(node.get("simpleString", ""))
         if name.startswith(
-            (_WRITE_PREFIX, *_V2_WRITE_EXECS, "Scan ", "BatchScan ")
-        ) or text.startswith("FileScan "):
+            (v.V1_WRITE_EXEC_PREFIX, *v.V2_WRITE_EXECS, *v.SCAN_EXEC_PREFIXES)
+        ) or text.startswith(v.FILE_SCAN_STRING):
             found += metric_ids(node).values()
     return found
 
@@ -133,7 +120,7 @@ class _Converter:
     def __init__(self, description: str) -> None:
         self.aggregates: dict[tuple[str, str], dict[str, str]] = {}
         for name, values in sections(description):
-            if name in _AGGREGATES and "Keys" in values and "Functions" in values:
+            if name in v.AGGREGATE_EXECS and "Keys" in values and "Functions" in values:
                 self.aggregates[(values["Keys"], values["Functions"])] = values
         self.scans: dict[int, Scan] = {}
         self.truncated = 0
@@ -145,44 +132,40 @@ class _Converter:
         if TRUNCATED.search(text.split(", ", 1)[0]) or "more fields" in text:
             self.truncated += 1
         body = text[len(name) :].strip() if text.startswith(name) else text
-        if name.startswith(_WRITE_PREFIX):
-            command = name[len(_WRITE_PREFIX) :].strip()
+        if name.startswith(v.V1_WRITE_EXEC_PREFIX):
+            command = name[len(v.V1_WRITE_EXEC_PREFIX) :].strip()
             args = split_top(body)
             node = Node(command, {"arguments": args}, children)
             if args and args[-1].startswith("[") and "=" not in args[-1]:
                 node.fields["outputColumnNames"] = args[-1]
             return node
-        if name.startswith(_V2_WRITE_EXECS):
+        if name.startswith(v.V2_WRITE_EXECS):
             return Node(v2_command(name), {"arguments": split_top(body)}, children)
-        if (
-            name == "LocalTableScan"
-            or name.startswith("Scan ExistingRDD")
-            or name == "Scan OneRowRelation"
-        ):
-            return Node("LocalRelation", {"output": _bracketed_attributes(text)}, [])
-        if name.startswith(("Scan ", "BatchScan ")) or text.startswith("FileScan "):
+        if name in v.LOCAL_SCAN_EXECS or name.startswith(v.LOCAL_SCAN_PREFIXES):
+            return Node(v.LOCAL_RELATION, {"output": _bracketed_attributes(text)}, [])
+        if name.startswith(v.SCAN_EXEC_PREFIXES) or text.startswith(v.FILE_SCAN_STRING):
             return self._scan(info, text)
-        if name == "Project":
-            return Node("Project", {"projectList": parse_list(body)}, children)
-        if name == "Filter":
-            return Node("Filter", {"condition": parse(body)}, children)
-        if name in _AGGREGATES:
+        if name == v.PROJECT:
+            return Node(v.PROJECT, {"projectList": parse_list(body)}, children)
+        if name == v.FILTER:
+            return Node(v.FILTER, {"condition": parse(body)}, children)
+        if name in v.AGGREGATE_EXECS:
             return self._aggregate(body, children)
-        if name in _JOINS or name == "CartesianProduct":
+        if name in v.JOIN_EXECS:
             return self._join(body, children)
-        if name in ("Sort", "TakeOrderedAndProject"):
+        if name in v.SORT_EXECS:
             args = split_top(body)
-            return Node("Sort", {"order": parse_list(args[0]) if args else []}, children)
-        if name == "Window":
+            return Node(v.SORT, {"order": parse_list(args[0]) if args else []}, children)
+        if name == v.WINDOW:
             args = split_top(body)
             return Node(
-                "Window", {"windowExpressions": parse_list(args[0]) if args else []}, children
+                v.WINDOW, {"windowExpressions": parse_list(args[0]) if args else []}, children
             )
-        if name == "Union":
-            return Node("Union", {}, children)
-        if name == "Expand":
+        if name == v.UNION:
+            return Node(v.UNION, {}, children)
+        if name == v.EXPAND:
             return _expand(body, children)
-        if name == "Generate":
+        if name == v.GENERATE:
             return _generate(body, children)
         return Node(name or "Unknown", {}, children)
 
@@ -203,7 +186,7 @@ class _Converter:
             metrics=metric_ids(info),
             truncated="..." in paths_text,
         )
-        node = Node("LogicalRelation", {"output": _bracketed_attributes(text)}, [])
+        node = Node(v.LOGICAL_RELATION, {"output": _bracketed_attributes(text)}, [])
         self.scans[id(node)] = scan
         return node
 
@@ -212,29 +195,29 @@ class _Converter:
             r"^\(keys=(\[.*?\]), functions=(\[.*\])(?:, output=(\[.*\]))?\)$", body, re.S
         )
         if match is None:
-            return Node("Aggregate", {}, children)
+            return Node(v.AGGREGATE, {}, children)
         keys, functions = match.group(1), match.group(2)
         grouping = parse_list(keys)
         calls = parse_list(functions)
         details = self.aggregates.get((keys, functions))
         if details is None or "Results" not in details:
             # unknown result attributes: the keys, then one column per function
-            aliases = [Node("Alias", {"name": f"_{i}"}, [c]) for i, c in enumerate(calls)]
+            aliases = [Node(v.ALIAS, {"name": f"_{i}"}, [c]) for i, c in enumerate(calls)]
             fields = {"groupingExpressions": grouping, "aggregateExpressions": grouping + aliases}
-            return Node("Aggregate", fields, children)
+            return Node(v.AGGREGATE, fields, children)
         results = parse_list(details["Results"])
         holders = parse_list(details.get("Aggregate Attributes", "[]"))
         computed = [
-            Node("Alias", dict(holder.fields), [call])
+            Node(v.ALIAS, dict(holder.fields), [call])
             for holder, call in zip(holders, calls, strict=False)
             if holder.expr_id() is not None
         ]
         inner = Node(
-            "Aggregate",
+            v.AGGREGATE,
             {"groupingExpressions": grouping, "aggregateExpressions": computed},
             children,
         )
-        return Node("Project", {"projectList": results}, [inner])
+        return Node(v.PROJECT, {"projectList": results}, [inner])
 
     def _join(self, body: str, children: list[Node]) -> Node:
         args = split_top(body)
@@ -242,8 +225,8 @@ class _Converter:
         conditions = [parse(a) for a in args if "#" in a]
         fields: dict[str, Any] = {"joinType": join_type}
         if conditions:
-            fields["condition"] = Node("Operator", {"text": "join"}, conditions)
-        return Node("Join", fields, children)
+            fields["condition"] = Node(v.PARSED_OPERATOR, {"text": "join"}, conditions)
+        return Node(v.JOIN, fields, children)
 
 
 def _expand(body: str, children: list[Node]) -> Node:
@@ -251,9 +234,9 @@ def _expand(body: str, children: list[Node]) -> Node:
     i is column i of every projection (the logical Expand's fields)."""
     args = split_top(body)
     if len(args) < 2 or not args[0].startswith("[["):
-        return Node("Expand", {}, children)
+        return Node(v.EXPAND, {}, children)
     projections = [parse_list(p) for p in split_top(args[0].strip()[1:-1])]
-    return Node("Expand", {"projections": projections, "output": parse_list(args[1])}, children)
+    return Node(v.EXPAND, {"projections": projections, "output": parse_list(args[1])}, children)
 
 
 def _generate(body: str, children: list[Node]) -> Node:
@@ -262,14 +245,14 @@ def _generate(body: str, children: list[Node]) -> Node:
     projection of the columns the operator outputs."""
     args = split_top(body)
     if len(args) < 4 or not args[-1].startswith("["):
-        return Node("Generate", {}, children)
+        return Node(v.GENERATE, {}, children)
     generated = parse_list(args[-1])
     generate = Node(
-        "Generate", {"generator": parse(args[0]), "generatorOutput": generated}, children
+        v.GENERATE, {"generator": parse(args[0]), "generatorOutput": generated}, children
     )
     # the physical operator outputs only the child columns it keeps, then the generated ones
     kept = parse_list(args[1]) if args[1].startswith("[") else []
-    return Node("Project", {"projectList": [*kept, *generated]}, [generate])
+    return Node(v.PROJECT, {"projectList": [*kept, *generated]}, [generate])
 
 
 def _bracketed_attributes(text: str) -> list[Node]:
@@ -281,7 +264,7 @@ def _bracketed_attributes(text: str) -> list[Node]:
         depth += {"[": 1, "]": -1}.get(text[index], 0)
         if depth == 0:
             return [
-                n for n in parse_list(text[start : index + 1]) if n.name == "AttributeReference"
+                n for n in parse_list(text[start : index + 1]) if n.name == v.ATTRIBUTE_REFERENCE
             ]
     return []
 
@@ -332,7 +315,7 @@ def convert(info: dict[str, Any], description: str) -> ConvertedPlan:
     node, raw = root, info
     while True:
         name = str(raw.get("nodeName", "")).strip()
-        if name.startswith(_WRITE_PREFIX) or name.startswith(_V2_WRITE_EXECS):
+        if name.startswith(v.V1_WRITE_EXEC_PREFIX) or name.startswith(v.V2_WRITE_EXECS):
             command = node.name
             arguments = list(node.fields.get("arguments") or [])
             if not arguments:  # Spark 3.5 logs `Execute SaveIntoDataSourceCommand` bare
@@ -350,8 +333,8 @@ def convert(info: dict[str, Any], description: str) -> ConvertedPlan:
 def v2_command(exec_name: str) -> str:
     """The logical command a V2 write operator runs, as live capture names it
     (`AppendDataExecV1` -> `AppendData`, `AtomicCreateTableAsSelect` -> `CreateTableAsSelect`)."""
-    name = exec_name.removeprefix("Atomic")
-    for suffix in ("ExecV1", "Exec"):
+    name = exec_name.removeprefix(v.V2_EXEC_PREFIX)
+    for suffix in v.V2_EXEC_SUFFIXES:
         name = name.removesuffix(suffix)
     return name
 

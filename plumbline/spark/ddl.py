@@ -23,8 +23,11 @@ from plumbline.spark.outputs import live_output
 from plumbline.spark.plan import Node
 from plumbline.spark.vocabulary import (
     CREATE_TABLE_COLUMNS,
+    CREATE_TABLE_EVENT,
     CREATE_TABLE_SCHEMA,
     DEFINING_COMMANDS,
+    DROP_TABLE_EVENT,
+    JDBC_TABLE_CATALOG,
 )
 from plumbline.spark.vocabulary import DDL_COMMANDS as DDL_COMMANDS  # re-exported
 
@@ -182,7 +185,7 @@ class _Ddl:
             return None
         facts = self.facts(TableState(info, _json_fields(table.get("schema"))), "CREATE")
         if self.root.fields.get("ignoreIfExists") is True:
-            facts.needs_catalog_event = ("CreateTableEvent", info.database or "default", info.table)
+            facts.needs_catalog_event = (CREATE_TABLE_EVENT, info.database or "default", info.table)
         return facts
 
     def add_columns(self) -> DatasetFacts | None:
@@ -234,7 +237,7 @@ class _Ddl:
         facts = self.facts(self.state(*named), "DROP")
         if self.root.fields.get("ifExists") is True and facts.table is not None:
             database = facts.table.database or "default"
-            facts.needs_catalog_event = ("DropTableEvent", database, facts.table.table)
+            facts.needs_catalog_event = (DROP_TABLE_EVENT, database, facts.table.table)
         return facts
 
     def v2_truncate(self) -> DatasetFacts | None:
@@ -313,7 +316,7 @@ def v2_catalog_facts(
     """A table of a DataSource V2 catalog other than the session's; JDBC catalogs only."""
     conf = session.conf()
     prefix = f"spark.sql.catalog.{catalog}"
-    if "JDBCTableCatalog" not in str(conf.get(prefix, "")):
+    if JDBC_TABLE_CATALOG not in str(conf.get(prefix, "")):
         return None
     url = str(conf.get(f"{prefix}.url", ""))
     if not url:

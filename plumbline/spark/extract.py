@@ -23,7 +23,9 @@ from plumbline.spark.plan_reader import read_plan
 from plumbline.spark.sources import LeafRead, rdd_read, relation_read
 from plumbline.spark.vocabulary import (
     ADAPTIVE_PLAN,
+    CREATE_TABLE_EVENT,
     DATASET_RELATIONS,
+    ERROR_IF_EXISTS,
     ICEBERG_METADATA_COLUMNS,
     JDBC_RELATION,
     KAFKA_PROVIDER,
@@ -164,7 +166,7 @@ class _Extraction:
         if facts is None:
             return None
         facts.source_uri = facts.id.namespace
-        if facts.table_format is not None and mode == "ErrorIfExists":  # it did not exist
+        if facts.table_format is not None and mode == ERROR_IF_EXISTS:  # it did not exist
             mode = "Create"
         facts.lifecycle = {"Overwrite": "OVERWRITE", "Create": "CREATE"}.get(mode or "")
         facts.ignore_mode = mode == "Ignore"
@@ -265,7 +267,7 @@ def _create_table_as_select(ex: _Extraction) -> DatasetFacts | None:
     if mode != "Overwrite":  # a CREATE only if the table did not exist
         mode = "Create"
         database = info.database or "default"
-        facts.needs_catalog_event = ("CreateTableEvent", database, info.table)
+        facts.needs_catalog_event = (CREATE_TABLE_EVENT, database, info.table)
     return ex.written(facts, mode)
 
 

@@ -318,7 +318,7 @@ def _procedure_catalog(session: Any, proc: Any, sql: str | None) -> str | None:
     the `CALL catalog.system.` of the statement."""
     try:
         cls = proc.getClass()
-        while cls is not None and str(cls.getSimpleName()) != "BaseProcedure":
+        while cls is not None and str(cls.getSimpleName()) != v.ICEBERG_BASE_PROCEDURE:
             cls = cls.getSuperclass()
         if cls is not None:
             field = cls.getDeclaredField("tableCatalog")

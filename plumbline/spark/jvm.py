@@ -22,8 +22,12 @@ from plumbline.spark.vocabulary import (
     DELTA_FILE_INDEX_PREFIXES,
     DML_PLAN_FIELDS,
     FORMAT_DML,
+    HIVE_TABLE_RELATION,
+    JDBC_RELATION,
     KAFKA_RELATION,
+    LOGICAL_RELATION,
     PROJECT_CHAIN,
+    UNNAMED_FILE_FORMAT,
 )
 
 log = logging.getLogger(__name__)
@@ -241,10 +245,10 @@ def relation_info(jvm_leaf: Any, leaf: Node) -> RelationInfo:
     only for the relation's kind, root paths or JDBC options.
     """
     schema = _json_schema(leaf)
-    table = _json_table(leaf) if leaf.name == "LogicalRelation" else None
-    if leaf.name == "HiveTableRelation":
+    table = _json_table(leaf) if leaf.name == LOGICAL_RELATION else None
+    if leaf.name == HIVE_TABLE_RELATION:
         return RelationInfo("table", table=catalog_table(jvm_leaf.tableMeta()), schema=schema)
-    if leaf.name != "LogicalRelation":
+    if leaf.name != LOGICAL_RELATION:
         return RelationInfo("unknown", schema=schema)
     relation = jvm_leaf.relation()
     text = str(relation.toString())  # HadoopFsRelation: the format's short name
@@ -252,7 +256,7 @@ def relation_info(jvm_leaf: Any, leaf: Node) -> RelationInfo:
         return RelationInfo(
             "kafka", schema=schema, options=declared_field(relation, "sourceOptions")
         )
-    if text.startswith("JDBCRelation"):
+    if text.startswith(JDBC_RELATION):
         options = relation.jdbcOptions()
         parameters = options.parameters()
         dbtable, query = option(parameters.get("dbtable")), option(parameters.get("query"))
@@ -276,7 +280,7 @@ def relation_info(jvm_leaf: Any, leaf: Node) -> RelationInfo:
         roots = [str(base)] if base is not None else roots
     if table is not None:
         table.location = roots[0]
-    file_format = None if text == "HadoopFiles" else text.lower()
+    file_format = None if text == UNNAMED_FILE_FORMAT else text.lower()
     if table_format is not None:
         file_format = table_format
     return RelationInfo(

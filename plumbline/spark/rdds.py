@@ -13,12 +13,10 @@ import re
 from typing import Any
 
 from plumbline.spark import jvm
+from plumbline.spark import vocabulary as v
 
 log = logging.getLogger(__name__)
 
-# RDD classes that read Hadoop input formats (their configuration names the input paths)
-HADOOP_INPUT_RDDS = {"HadoopRDD", "NewHadoopRDD", "WholeTextFileRDD", "BinaryFileRDD"}
-FILE_SCAN_RDD = "FileScanRDD"
 _INPUT_DIR = "mapreduce.input.fileinputformat.inputdir"
 _MAX_RDDS = 500  # a dependency graph larger than this is read up to here
 _MAX_PARTITIONS = 1000
@@ -41,7 +39,7 @@ def directory_of(file_path: str) -> str:
 
 
 def _hadoop_inputs(rdd: Any) -> list[str]:
-    conf = rdd.getJobConf() if jvm.simple_name(rdd) == "HadoopRDD" else rdd.getConf()
+    conf = rdd.getJobConf() if jvm.simple_name(rdd) == v.OLD_HADOOP_RDD else rdd.getConf()
     value = conf.get(_INPUT_DIR)
     return split_paths(str(value)) if value else []
 
@@ -76,11 +74,11 @@ def input_locations(rdd: Any) -> list[tuple[str, str | None]]:
         seen.add(rdd_id)
         name = jvm.simple_name(current)
         try:
-            if name in HADOOP_INPUT_RDDS:
+            if name in v.HADOOP_INPUT_RDDS:
                 for path in _hadoop_inputs(current):
                     found.setdefault(path, None)
                 continue
-            if name == FILE_SCAN_RDD:
+            if name == v.FILE_SCAN_RDD:
                 for folder in _scanned_folders(current):
                     found.setdefault(folder, None)
                 continue

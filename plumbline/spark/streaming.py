@@ -20,13 +20,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from plumbline.spark import events, jvm
+from plumbline.spark import vocabulary as v
 from plumbline.spark.datasets import DatasetId, from_location
 from plumbline.spark.facts import ActionFacts, DatasetFacts
 
 log = logging.getLogger(__name__)
 
 STREAMING = "STREAMING"
-STREAM_EXECUTION = "IncrementalExecution"  # the QueryExecution of one micro-batch
 _FILE_SINK = re.compile(r"^FileSink\[(.*)\]$")
 _DELTA_SINK = re.compile(r"^DeltaSink\[(.*)\]$")  # Delta Lake's streaming sink (`format("delta")`)
 _KAFKA_OPTION = "kafka.bootstrap.servers"
@@ -95,9 +95,6 @@ def kafka_options(options: Any) -> dict[str, str]:
     return _scala_options(options, _KAFKA_KEYS)
 
 
-KAFKA_TABLE = "KafkaTable"  # the Kafka connector's table (`KafkaSourceProvider.KafkaTable`)
-
-
 @dataclass
 class StreamSource:
     """What naming needs of a streaming source leaf: its stream's class and its options."""
@@ -127,7 +124,9 @@ def describe_source(jvm_leaf: Any) -> StreamSource:
     """
     stream = jvm_leaf.stream()
     relation = (
-        jvm_leaf.relation() if jvm.simple_name(jvm_leaf).endswith("ScanRelation") else jvm_leaf
+        jvm_leaf.relation()
+        if jvm.simple_name(jvm_leaf).endswith(v.SCAN_RELATION_SUFFIX)
+        else jvm_leaf
     )
     try:
         options = relation.options()
@@ -136,7 +135,7 @@ def describe_source(jvm_leaf: Any) -> StreamSource:
     found = _scala_options(options, _KAFKA_KEYS) if options is not None else {}
     name = jvm.simple_name(stream)
     topics = None
-    if name.startswith("Kafka") and "subscribePattern" in found:
+    if name.startswith(v.KAFKA_PREFIX) and "subscribePattern" in found:
         topics = offset_topics(jvm.option(jvm_leaf.endOffset()))
     return StreamSource(name, found, topics)
 
@@ -189,7 +188,7 @@ def kafka_sources(source: StreamSource) -> list[DatasetId]:
     source given the same options (a rate source with `subscribe`) reads no Kafka topic. A
     `subscribePattern` source names the topics its batch's end offset holds (the topics it matched).
     """
-    if not source.stream.startswith("Kafka"):
+    if not source.stream.startswith(v.KAFKA_PREFIX):
         return []
     found = kafka_datasets(source.options, sink=False)
     pattern = next((v for k, v in source.options.items() if k.lower() == "subscribepattern"), None)
@@ -202,7 +201,7 @@ def kafka_sources(source: StreamSource) -> list[DatasetId]:
 
 def kafka_sink(sink: StreamSink) -> DatasetId | None:
     """The topic a micro-batch write writes, if its sink is Kafka's (and names one topic)."""
-    if KAFKA_TABLE not in (sink.table, sink.table_class):
+    if v.KAFKA_TABLE not in (sink.table, sink.table_class):
         return None  # another V2 sink given Kafka options writes no Kafka topic
     found = kafka_datasets(sink.options, sink=True)
     return found[0] if found else None
@@ -210,7 +209,7 @@ def kafka_sink(sink: StreamSink) -> DatasetId | None:
 
 def sink_output(cmd: Any, name: str) -> DatasetFacts | None:
     """The dataset a micro-batch write writes (None: a foreachBatch or unknown sink)."""
-    if name == "WriteToMicroBatchDataSourceV1":
+    if name == v.V1_STREAM_WRITE:
         text = str(cmd.sink().toString()).strip()
         location = file_sink_location(text)
         if location is not None:
@@ -235,7 +234,7 @@ def source_datasets(jvm_leaf: Any) -> list[DatasetFacts]:
 
 def batch_of(qe: Any) -> str | None:
     """The streaming query's run id when `qe` runs one of its micro-batches, else None."""
-    if qe is None or jvm.simple_name(qe) != STREAM_EXECUTION:
+    if qe is None or jvm.simple_name(qe) != v.STREAM_EXECUTION:
         return None
     return str(qe.runId().toString())
 

@@ -19,12 +19,15 @@ STREAM_RELATIONS = frozenset({"StreamingDataSourceV2ScanRelation", "StreamingDat
 
 # Leaves whose `output` attributes start lineage: each is a fresh column (of a dataset when the
 # leaf reads one, of nothing for in-memory data).
+LOGICAL_RELATION = "LogicalRelation"  # a V1 relation (files, JDBC, a catalog table's files)
+HIVE_TABLE_RELATION = "HiveTableRelation"
+LOCAL_RELATION = "LocalRelation"  # in-memory rows
 LEAF_RELATIONS = frozenset(
     {
-        "LogicalRelation",
+        LOGICAL_RELATION,
         "LogicalRDD",
-        "LocalRelation",
-        "HiveTableRelation",
+        LOCAL_RELATION,
+        HIVE_TABLE_RELATION,
         "DataSourceV2Relation",
         "DataSourceV2ScanRelation",
         "InMemoryRelation",
@@ -37,7 +40,7 @@ LEAF_RELATIONS = frozenset(
 # Leaves that read a dataset plumbline can name (files, catalog tables, JDBC, V2 catalogs, the
 # files below a DataFrame made from an RDD).
 DATASET_RELATIONS = frozenset(
-    {"LogicalRelation", "HiveTableRelation", V2_RELATION, RDD_RELATION, *STREAM_RELATIONS}
+    {LOGICAL_RELATION, HIVE_TABLE_RELATION, V2_RELATION, RDD_RELATION, *STREAM_RELATIONS}
 )
 # A V1 relation that is a JDBC table (the relation's `toString()` starts with it).
 JDBC_RELATION = "JDBCRelation"
@@ -49,20 +52,29 @@ KAFKA_PROVIDER = "KafkaSourceProvider"  # df.write.format("kafka")
 # A persistent view, or the temporary view of `CACHE TABLE … AS SELECT`: its child is the view's
 # own projection (each column cast to the view's schema) over the view's query.
 VIEWS = frozenset({"View"})
-PROJECTS = frozenset({"Project"})  # `projectList`: the output, each column computed from its input
+PROJECT = "Project"
+PROJECTS = frozenset({PROJECT})  # `projectList`: the output, each column computed from its input
 # projections below a projection, collapsed by the compact reader into one node that carries its
 # output's lineage (`levels` projections; `output`, `bases`, `lineage`: java/PlumblinePlanJson.java)
 PROJECT_CHAIN = "ProjectChain"
-AGGREGATES = frozenset({"Aggregate"})  # `aggregateExpressions`, grouped by `groupingExpressions`
-FILTERS = frozenset({"Filter"})  # `condition` filters the rows
-JOINS = frozenset({"Join"})  # `condition` joins two inputs of type `joinType`
+AGGREGATE = "Aggregate"
+AGGREGATES = frozenset({AGGREGATE})  # `aggregateExpressions`, grouped by `groupingExpressions`
+FILTER = "Filter"
+FILTERS = frozenset({FILTER})  # `condition` filters the rows
+JOIN = "Join"
+JOINS = frozenset({JOIN})  # `condition` joins two inputs of type `joinType`
 # join types whose output is the left side only
 LEFT_ONLY_JOIN_TYPES = ("LeftSemi", "LeftAnti")
-SORTS = frozenset({"Sort"})  # `order`
-WINDOWS = frozenset({"Window"})  # the child's output plus `windowExpressions`
-GENERATES = frozenset({"Generate"})  # the child's output plus `generatorOutput` from `generator`
-UNIONS = frozenset({"Union"})  # column i of the output is column i of every child
-EXPANDS = frozenset({"Expand"})  # `output` column i is column i of every one of `projections`
+SORT = "Sort"
+SORTS = frozenset({SORT})  # `order`
+WINDOW = "Window"
+WINDOWS = frozenset({WINDOW})  # the child's output plus `windowExpressions`
+GENERATE = "Generate"
+GENERATES = frozenset({GENERATE})  # the child's output plus `generatorOutput` from `generator`
+UNION = "Union"
+UNIONS = frozenset({UNION})  # column i of the output is column i of every child
+EXPAND = "Expand"
+EXPANDS = frozenset({EXPAND})  # `output` column i is column i of every one of `projections`
 # set operations whose output attributes are their left child's
 LEFT_SET_OPERATIONS = frozenset({"Intersect", "Except"})
 CTE_DEFINITIONS = frozenset({"CTERelationDef"})  # a common table expression (`id`)
@@ -84,12 +96,24 @@ OUTER_REFERENCE = "OuterReference"
 # Expressions that hold a whole plan in their `plan` field.
 SUBQUERY_EXPRESSIONS = frozenset({SCALAR_SUBQUERY, "Exists", "ListQuery", "LateralSubquery"})
 # Wrappers of aggregate functions (sum, count...).
-AGGREGATE_EXPRESSIONS = frozenset({"AggregateExpression"})
-ALIASES = frozenset({"Alias"})  # names its child: the same lineage
-WINDOW_EXPRESSIONS = frozenset({"WindowExpression"})  # a function, then its window spec
-CASE_WHENS = frozenset({"CaseWhen"})  # (condition, value) pairs, then an optional else value
-IFS = frozenset({"If"})  # predicate, then the two values
-CASTS = frozenset({"Cast", "UpCast"})  # a type conversion of their one child
+AGGREGATE_EXPRESSION = "AggregateExpression"
+AGGREGATE_EXPRESSIONS = frozenset({AGGREGATE_EXPRESSION})
+ALIAS = "Alias"
+ALIASES = frozenset({ALIAS})  # names its child: the same lineage
+WINDOW_EXPRESSION = "WindowExpression"
+WINDOW_EXPRESSIONS = frozenset({WINDOW_EXPRESSION})  # a function, then its window spec
+CASE_WHEN = "CaseWhen"
+CASE_WHENS = frozenset({CASE_WHEN})  # (condition, value) pairs, then an optional else value
+IF = "If"
+IFS = frozenset({IF})  # predicate, then the two values
+CAST = "Cast"
+CASTS = frozenset({CAST, "UpCast"})  # a type conversion of their one child
+LITERAL = "Literal"
+# Nodes event-log extraction makes of expression strings it does not split further (the walker
+# treats them as any expression: their children are what they read): an operator over its
+# operands, an expression over every attribute it mentions.
+PARSED_OPERATOR = "Operator"
+PARSED_EXPRESSION = "Expression"
 
 # -- output commands: what each command that writes or changes a dataset is, and who reads it ----
 
@@ -134,6 +158,8 @@ _NOT_RUN = "event logs hold no such command (it runs in the driver without a phy
 _SINK = "a micro-batch's sink is read by the streaming capture, not from a log"
 _JVM = "the log's plan string does not name the table (live capture reads it through py4j)"
 
+V1_STREAM_WRITE = "WriteToMicroBatchDataSourceV1"  # a micro-batch writing a V1 sink
+
 OUTPUT_COMMANDS: dict[str, OutputCommand] = {
     # V1 writes
     "InsertIntoHadoopFsRelationCommand": OutputCommand(
@@ -166,7 +192,7 @@ OUTPUT_COMMANDS: dict[str, OutputCommand] = {
     ),
     # a micro-batch of a streaming query writing its sink (file sinks and foreachBatch: V1; Kafka
     # and other V2 sinks); its child is the batch's query
-    "WriteToMicroBatchDataSourceV1": OutputCommand(Kind.STREAM_WRITE, "stream_sink", no_log=_SINK),
+    V1_STREAM_WRITE: OutputCommand(Kind.STREAM_WRITE, "stream_sink", no_log=_SINK),
     "WriteToMicroBatchDataSource": OutputCommand(Kind.STREAM_WRITE, "stream_sink", no_log=_SINK),
     # DDL (ddl.py); V2 commands have no `...Command` suffix
     "CreateDataSourceTableCommand": OutputCommand(Kind.DDL, "ddl_create", no_log=_NOT_RUN),
@@ -305,6 +331,7 @@ ICEBERG_PROCEDURES: dict[str, str | None] = {
     "RollbackToTimestampProcedure": "OVERWRITE",
     "SetCurrentSnapshotProcedure": "OVERWRITE",
 }
+ICEBERG_BASE_PROCEDURE = "BaseProcedure"  # the class holding a procedure's `tableCatalog`
 ICEBERG_ROLLBACKS = frozenset(
     {"RollbackToSnapshotProcedure", "RollbackToTimestampProcedure", "SetCurrentSnapshotProcedure"}
 )
@@ -340,12 +367,31 @@ DROP_TABLE_EVENT = "DropTableEvent"
 RENAME_TABLE_EVENT = "RenameTableEvent"
 CATALOG_EVENTS = frozenset({CREATE_TABLE_EVENT, DROP_TABLE_EVENT, RENAME_TABLE_EVENT})
 
+# -- RDDs ------------------------------------------------------------------------------------------
+
+# RDD classes that read Hadoop input formats (their configuration names the input paths); the
+# old API's keeps it in a JobConf (`getJobConf()`)
+OLD_HADOOP_RDD = "HadoopRDD"
+HADOOP_INPUT_RDDS = frozenset({OLD_HADOOP_RDD, "NewHadoopRDD", "WholeTextFileRDD", "BinaryFileRDD"})
+FILE_SCAN_RDD = "FileScanRDD"
+# a HadoopFsRelation's `toString()` when its format has no short name (a format's own FileFormat)
+UNNAMED_FILE_FORMAT = "HadoopFiles"
+JDBC_TABLE_CATALOG = "JDBCTableCatalog"  # Spark's V2 catalog of a JDBC database's tables
+
+# -- streaming --------------------------------------------------------------------------------------
+
+STREAM_EXECUTION = "IncrementalExecution"  # the QueryExecution of one micro-batch
+KAFKA_TABLE = "KafkaTable"  # the Kafka connector's table (`KafkaSourceProvider.KafkaTable`)
+KAFKA_PREFIX = "Kafka"  # how the Kafka source's name starts (`KafkaV2`, `KafkaSource`...)
+SCAN_RELATION_SUFFIX = "ScanRelation"  # a streaming V2 scan relation, whose relation has options
+
 # -- executed (physical) plans ------------------------------------------------------------------
 
 # `nodeName()` prefixes of executed write nodes: V1 commands ("Execute InsertInto...") and V2
 # writes (AppendDataExec[V1]...).
+V1_WRITE_EXEC_PREFIX = "Execute "  # V1 write commands run as `Execute <command>`
 WRITE_EXEC_PREFIXES = (
-    "Execute ",
+    V1_WRITE_EXEC_PREFIX,
     "AppendData",
     "OverwriteByExpression",
     "OverwritePartitionsDynamic",
@@ -358,3 +404,35 @@ QUERY_STAGE_SUFFIX = "QueryStage"
 ADAPTIVE_PLAN = "AdaptiveSparkPlan"
 # Spark 4.0+: the final stage of an adaptive plan, wrapping its root (a write's command node).
 RESULT_QUERY_STAGE = "ResultQueryStage"
+
+# -- executed plans in event logs (`sparkPlanInfo`: `nodeName`, `simpleString`) ------------------
+
+# V2 writes' operators: the command's name, `Atomic` before it (a staging catalog's CTAS), and
+# `Exec` / `ExecV1` after it
+V2_EXEC_PREFIX = "Atomic"
+V2_EXEC_SUFFIXES = ("ExecV1", "Exec")
+V2_WRITE_EXECS = (
+    *V2_WRITES,
+    *(V2_EXEC_PREFIX + name for name in ("CreateTableAsSelect", "ReplaceTableAsSelect")),
+)
+AGGREGATE_EXECS = frozenset({"HashAggregate", "SortAggregate", "ObjectHashAggregate"})
+JOIN_EXECS = frozenset(
+    {
+        "SortMergeJoin",
+        "BroadcastHashJoin",
+        "ShuffledHashJoin",
+        "BroadcastNestedLoopJoin",
+        "CartesianProduct",
+    }
+)
+SORT_EXECS = frozenset({SORT, "TakeOrderedAndProject"})
+# Operators named like their logical node (Project, Filter, Window, Union, Expand, Generate) need
+# no name of their own. Scans of in-memory rows, by name and by prefix:
+LOCAL_SCAN_EXECS = frozenset({"LocalTableScan", "Scan OneRowRelation"})
+LOCAL_SCAN_PREFIXES = ("Scan ExistingRDD",)
+FILE_SCAN_STRING = "FileScan "  # how a file scan's `simpleString` starts
+# operators between a Dataset's typed query and its rows, passed through to find the query
+OBJECT_WRAPPERS = frozenset({"DeserializeToObject", "SerializeFromObject", "MapPartitions"})
+# SaveMode names, as a V1 write's plan string gives them
+ERROR_IF_EXISTS = "ErrorIfExists"
+SAVE_MODES = frozenset({"Overwrite", "Append", ERROR_IF_EXISTS, "Ignore"})

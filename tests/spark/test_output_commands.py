@@ -47,7 +47,14 @@ def test_the_groups_other_modules_match_on_come_from_the_table() -> None:
     }
     assert v.STREAM_WRITES <= v.WRITE_COMMANDS and set(v.V2_WRITES) <= v.WRITE_COMMANDS
     assert len(v.DDL_COMMANDS) == 11 and "TruncateTable" in v.DDL_COMMANDS
-    every = (v.WRITE_COMMANDS, v.DDL_COMMANDS, v.FORMAT_DML, v.FORMAT_V2_WRITES)
+    every = (
+        v.WRITE_COMMANDS,
+        v.DDL_COMMANDS,
+        v.FORMAT_DML,
+        v.FORMAT_V2_WRITES,
+        v.ROW_LEVEL_WRITES,
+        v.PROCEDURE_CALLS,
+    )
     assert sum(len(group) for group in every) + len(v.FORMAT_MAINTENANCE) == len(v.OUTPUT_COMMANDS)
 
 
