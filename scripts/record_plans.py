@@ -6,7 +6,10 @@ Runs every scenario of tests/spark/plan_scenarios.py on a local SparkSession (th
 PySpark's version), takes the write command each one executed, and writes
 `<out>/<major.minor>/<scenario>.json`: its analyzed and optimized plans in `plan.Node`'s JSON
 form, and the input fields each column of each relation leaf reads (found the way live capture
-finds them, through py4j), keyed by the leaf's path in the plan. Run it again with another Spark version installed
+finds them, through py4j), keyed by the leaf's path in the plan; and `eventLog`, the SQL events
+Spark's event log holds for the write's execution and its nested ones (what event-log extraction
+reads: `sparkPlanInfo`, `physicalPlanDescription`). `--event-log-only` adds or replaces
+`eventLog` in the documents already recorded, leaving their plans as they are. Run it again with another Spark version installed
 to add that version's folder; the tests read every version folder present.
 """
 
@@ -55,7 +58,7 @@ class Recorder:
     def __init__(self, spark: Any) -> None:
         self.spark = spark
         self.worker = CaptureWorker()
-        self.writes: list[Any] = []
+        self.writes: list[tuple[int, Any]] = []  # (execution id, QueryExecution)
         self._lock = threading.Lock()
         context = spark.sparkContext
         jvm.bind_jvm(context._jvm)
@@ -74,7 +77,7 @@ class Recorder:
             return
         if str(qe.analyzed().nodeName()) in WRITE_COMMANDS:
             with self._lock:
-                self.writes.append(qe)
+                self.writes.append((execution_id, qe))
 
     def settle(self) -> None:
         self.spark.sparkContext._jsc.sc().listenerBus().waitUntilEmpty(60_000)
@@ -108,11 +111,37 @@ def _plan(session: Any, qe: Any, workdir: Path) -> dict[str, Any]:
     return {"plan": extraction.root.to_json(), "sources": sources}
 
 
-def record(spark: Any, names: list[str], out: Path, scratch: Path) -> list[Path]:
+_SQL_EVENTS = (
+    "org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionStart",
+    "org.apache.spark.sql.execution.ui.SparkListenerSQLAdaptiveExecutionUpdate",
+    "org.apache.spark.sql.execution.ui.SparkListenerSQLExecutionEnd",
+)
+
+
+def _logged(logs: Path, root_id: int) -> list[dict[str, Any]]:
+    """The SQL events of the execution `root_id` and its nested ones, from the event log."""
+    found: list[dict[str, Any]] = []
+    roots: dict[int, int] = {}
+    for path in sorted(logs.iterdir()):
+        for line in path.read_text().splitlines():
+            if not any(kind in line[:200] for kind in _SQL_EVENTS):
+                continue
+            event = json.loads(line)
+            execution = int(event["executionId"])
+            if event["Event"] == _SQL_EVENTS[0]:
+                roots[execution] = int(event.get("rootExecutionId", execution))
+            if roots.get(execution) == root_id:
+                found.append(event)
+    return found
+
+
+def record(
+    spark: Any, names: list[str], out: Path, scratch: Path, *, event_log_only: bool = False
+) -> list[Path]:
     """Run the scenarios `names` (all when empty) and write their fixtures under `out`.
 
-    `scratch` holds the session's warehouse and the scenarios' data; its path is replaced by
-    `/plans` in the fixtures.
+    `scratch` holds the session's warehouse, event log and the scenarios' data; its path is
+    replaced by `/plans` in the fixtures.
     """
     unknown = set(names) - {s.name for s in SCENARIOS}
     if unknown:
@@ -134,21 +163,26 @@ def record(spark: Any, names: list[str], out: Path, scratch: Path) -> list[Path]
         recorder.settle()
         if not recorder.writes:
             raise SystemExit(f"scenario {scenario.name} ran no write command")
-        qe = recorder.writes[-1]
-        document = {
-            "format": FORMAT,
-            "spark": str(spark.version),
-            "scenario": scenario.name,
-            "description": scenario.description,
-            "analyzed": _plan(session, qe, workdir),
-            "optimized": _plan(session, _Optimized(qe), workdir),
-        }
+        execution_id, qe = recorder.writes[-1]
+        target = folder / f"{scenario.name}.json"
+        if event_log_only:
+            document = json.loads(target.read_text())
+        else:
+            document = {
+                "format": FORMAT,
+                "spark": str(spark.version),
+                "scenario": scenario.name,
+                "description": scenario.description,
+                "analyzed": _plan(session, qe, workdir),
+                "optimized": _plan(session, _Optimized(qe), workdir),
+            }
+        document["eventLog"] = _logged(scratch / "eventlog", execution_id)
         text = json.dumps(document, indent=1)
         text = text.replace(str(scratch), "/plans")  # no temporary paths in the fixtures
-        target = folder / f"{scenario.name}.json"
         target.write_text(text + "\n")
         written.append(target)
-        print(f"{target.relative_to(ROOT)}: {len(text) // 1024} KiB")
+        shown = target.relative_to(ROOT) if target.is_relative_to(ROOT) else target
+        print(f"{shown}: {len(text) // 1024} KiB")
     return written
 
 
@@ -156,6 +190,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=ROOT / "tests" / "golden" / "plans")
     parser.add_argument("scenarios", nargs="*", help="scenario names (default: all)")
+    parser.add_argument(
+        "--event-log-only", action="store_true", help="add the event log's part only"
+    )
     args = parser.parse_args()
     from pyspark.sql import SparkSession
 
@@ -164,6 +201,7 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory(prefix="plumbline-plans-") as tmp:
         scratch = Path(tmp).resolve()
+        (scratch / "eventlog").mkdir()  # Spark's event log folder must exist
         spark = (
             SparkSession.builder.master("local[2]")
             .appName("plumbline_record_plans")
@@ -171,12 +209,17 @@ def main() -> None:
             .config("spark.ui.showConsoleProgress", "false")
             .config("spark.sql.shuffle.partitions", "2")
             .config("spark.sql.warehouse.dir", str(scratch / "warehouse"))
+            .config("spark.eventLog.enabled", "true")
+            .config("spark.eventLog.dir", str(scratch / "eventlog"))
+            .config("spark.eventLog.rolling.enabled", "false")  # Spark 4: one file,
+            .config("spark.eventLog.compress", "false")  # not compressed
             .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={scratch}")
             .getOrCreate()
         )
         spark.sparkContext.setLogLevel("ERROR")
         try:
-            record(spark, args.scenarios, args.out.resolve(), scratch)
+            out = args.out.resolve()
+            record(spark, args.scenarios, out, scratch, event_log_only=args.event_log_only)
         finally:
             spark.stop()
 

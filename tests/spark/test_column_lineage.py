@@ -1,14 +1,25 @@
 """Column lineage of recorded Spark plans, one plan node or expression kind a test (no JVM).
 
 The plans are tests/golden/plans/<spark line>/<scenario>.json, written by
-scripts/record_plans.py from the jobs in tests/spark/plan_scenarios.py; every test runs on every
-Spark line recorded. Dataset names are the sources' folder names (`orders`, `customers`, `people`).
+scripts/record_plans.py from the jobs in tests/spark/plan_scenarios.py; every lineage test runs
+on every Spark line recorded and through both front ends: live capture's analyzed plan and the
+event log's `sparkPlanInfo` (`plan_fixtures.FRONT_ENDS`; a known difference of the event log is a
+strict expected failure with its reason, `plan_fixtures.EVENTLOG_DIFFERS`). Dataset names are the
+sources' folder names (`orders`, `customers`, `people`).
 """
 
 from __future__ import annotations
 
 import pytest
-from plan_fixtures import SPARK_LINES, assert_column_lineage, lineage_text, load_plan
+from plan_fixtures import (
+    FRONT_ENDS,
+    SPARK_LINES,
+    RecordedPlan,
+    SparkLine,
+    assert_column_lineage,
+    lineage_text,
+    load_plan,
+)
 from plan_scenarios import SCENARIOS
 
 from plumbline.spark.lineage import PLAN_HANDLERS
@@ -19,8 +30,18 @@ TRANSFORMED = "DIRECT TRANSFORMATION"
 AGGREGATED = "DIRECT AGGREGATION"
 
 
+@pytest.fixture(
+    params=[(spark_line, front) for spark_line in SPARK_LINES for front in FRONT_ENDS],
+    ids=lambda p: f"{p[0]}-{p[1]}",
+)
+def line(request: pytest.FixtureRequest) -> SparkLine:
+    """A Spark line read through one front end: every lineage test runs through both."""
+    return SparkLine.of(*request.param)
+
+
 @pytest.fixture(params=SPARK_LINES)
-def line(request: pytest.FixtureRequest) -> str:
+def live_line(request: pytest.FixtureRequest) -> str:
+    """A Spark line, for tests of the recorded logical plans themselves."""
     return str(request.param)
 
 
@@ -298,7 +319,8 @@ def test_common_table_expression_used_twice(line: str) -> None:
 
 def test_create_table_as_select_walks_the_query_field(line: str) -> None:
     plan = load_plan("ctas", line)
-    assert not plan.root.children and plan.root.trees("query")
+    if isinstance(plan, RecordedPlan):
+        assert not plan.root.children and plan.root.trees("query")
     assert_column_lineage(
         plan, {"order_id": {"orders.order_id": ID}, "amount": {"orders.amount": ID}}
     )
@@ -315,6 +337,12 @@ def test_insert_into_names_columns_after_the_table(line: str) -> None:
 # -- the recorded plans themselves --------------------------------------------------------------
 
 
+def _live(scenario: str, spark_line: str, stage: str = "analyzed") -> RecordedPlan:
+    plan = load_plan(scenario, spark_line, stage)
+    assert isinstance(plan, RecordedPlan)
+    return plan
+
+
 def _plan_nodes(plan: Node) -> list[Node]:
     """The nodes of a plan and of the plans its expressions hold (subqueries), not expressions."""
     found = []
@@ -328,7 +356,7 @@ def _plan_nodes(plan: Node) -> list[Node]:
     return found
 
 
-def test_every_plan_node_kind_recorded_has_a_handler_or_passes_through(line: str) -> None:
+def test_every_plan_node_kind_recorded_has_a_handler_or_passes_through(live_line: str) -> None:
     """Plan nodes the walker passes through unchanged, by name: a new kind must be decided on."""
     passing = {
         "SubqueryAlias",
@@ -346,14 +374,16 @@ def test_every_plan_node_kind_recorded_has_a_handler_or_passes_through(line: str
     seen: set[str] = set()
     for scenario in SCENARIOS:
         for stage in ("analyzed", "optimized"):
-            root = load_plan(scenario.name, line, stage).root
+            root = _live(scenario.name, live_line, stage).root
             for query in root.children or root.trees("query"):
                 seen.update(node.name for node in _plan_nodes(query))
     unknown = sorted(seen - set(PLAN_HANDLERS) - passing)
-    assert unknown == [], f"plan nodes of no known kind in the Spark {line} fixtures: {unknown}"
+    assert unknown == [], (
+        f"plan nodes of no known kind in the Spark {live_line} fixtures: {unknown}"
+    )
 
 
-def test_optimized_plans_give_the_analyzed_columns(line: str) -> None:
+def test_optimized_plans_give_the_analyzed_columns(live_line: str) -> None:
     """Columns come out the same from the optimized plan (what event logs hold) but where listed."""
     # explode: the optimizer moves split() below Generate;
     # correlated_scalar_subquery: it becomes a join (the correlation key turns dataset-wide)
@@ -361,17 +391,17 @@ def test_optimized_plans_give_the_analyzed_columns(line: str) -> None:
     differ = {"explode", "correlated_scalar_subquery", "cache"}
     same = []
     for scenario in SCENARIOS:
-        analyzed, _ = lineage_text(load_plan(scenario.name, line).lineage())
-        optimized, _ = lineage_text(load_plan(scenario.name, line, "optimized").lineage())
+        analyzed, _ = lineage_text(_live(scenario.name, live_line).lineage())
+        optimized, _ = lineage_text(_live(scenario.name, live_line, "optimized").lineage())
         if analyzed == optimized:
             same.append(scenario.name)
     assert sorted(set(s.name for s in SCENARIOS) - set(same)) == sorted(differ)
 
 
-def test_recorded_plans_round_trip_through_their_json_form(line: str) -> None:
+def test_recorded_plans_round_trip_through_their_json_form(live_line: str) -> None:
     for scenario in SCENARIOS:
         for stage in ("analyzed", "optimized"):
-            root = load_plan(scenario.name, line, stage).root
+            root = _live(scenario.name, live_line, stage).root
             assert Node.from_json(root.to_json()) == root, (scenario.name, stage)
 
 
