@@ -9,7 +9,7 @@ import time
 from typing import Any
 
 from plumbline import __version__
-from plumbline.spark import connect, events, jvm, plan_reader, rdd_jobs
+from plumbline.spark import connect, events, jvm, plan_reader, rdd_jobs, stream_batches
 from plumbline.spark import listener as listeners
 from plumbline.spark.listener import CaptureWorker, QueryEnds, SqlExecutionListener
 from plumbline.spark.runs import AppRun, RunTracker
@@ -59,7 +59,15 @@ class CaptureHandle:
         self._tracker.failed_reads = lambda execution_id: listeners.failed_reads(
             registered, execution_id
         )
-        self._queries = QueryEnds(spark, self._worker.submit, self._stream_ended)
+        self._queries = QueryEnds(
+            spark, self._worker.submit, self._stream_ended, self._stream_progress
+        )
+
+    def _stream_progress(self, run_id: str, text: str, when_ms: float) -> None:
+        """A streaming query reported a trigger's progress (worker thread)."""
+        progress = stream_batches.parse_progress(text)
+        if progress is not None:
+            self._tracker.streams.progress(run_id, progress, when_ms)
 
     def _stream_ended(self, run_id: str, error: str | None, when_ms: float, execution: Any) -> None:
         """A streaming query run ended: after the batch ends Spark queued before it, complete it."""

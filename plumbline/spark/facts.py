@@ -38,6 +38,11 @@ class DatasetFacts:
     # branch or tag a read or write names (None: main)
     format_table: tuple[str, ...] | None = None
     format_ref: str | None = None
+    # a streaming source's micro-batch: the files a file source added (the first ones) and how
+    # many; a Kafka source's `failOnDataLoss` option as the query set it (None: not set)
+    stream_files: list[str] | None = None
+    stream_file_count: int = 0
+    fail_on_data_loss: str | None = None
 
 
 @dataclass

@@ -154,6 +154,7 @@ class RelationInfo:
     table_format: str | None = None  # a table format's files ("delta")
     version: str | None = None  # the format's version the read scans
     options: Any = None  # a Kafka batch read's source options (a JVM Scala map)
+    stream_files: list[str] | None = None  # a file source's micro-batch: the files it added
 
 
 def split_identifier(text: str) -> tuple[str | None, str]:
@@ -273,10 +274,12 @@ def relation_info(jvm_leaf: Any, leaf: Node) -> RelationInfo:
     except Exception:  # not a file relation: a source plumbline does not name
         return RelationInfo("unknown", schema=schema, table=table)
     table_format = version = None
+    stream_files = None
     if simple_name(location).startswith(DELTA_FILE_INDEX_PREFIXES):
         table_format, version = "delta", delta.scanned_version(location)
     if leaf.fields.get("isStreaming") is True:  # a file source's batch: its files, under its path
         base = option(relation.options().get("basePath"))
+        stream_files = [r for r in roots if r]
         roots = [str(base)] if base is not None else roots
     if table is not None:
         table.location = roots[0]
@@ -291,6 +294,7 @@ def relation_info(jvm_leaf: Any, leaf: Node) -> RelationInfo:
         schema=schema,
         table_format=table_format,
         version=version,
+        stream_files=stream_files,
     )
 
 

@@ -290,6 +290,7 @@ class QueryEnds:
         spark: Any,
         submit: Callable[[Callable[[], None]], None],
         on_end: Callable[[str, str | None, float, Any], None],
+        on_progress: Callable[[str, str, float], None] | None = None,
     ) -> None:
         self._spark = spark
         self._listener: Any = None
@@ -309,7 +310,14 @@ class QueryEnds:
                     log.info("plumbline cannot read a streaming query at its start: %s", exc)
 
             def onQueryProgress(self, event: Any) -> None:  # noqa: N802
-                pass
+                if on_progress is None:
+                    return
+                try:  # a micro-batch's offsets: see stream_batches.py
+                    progress = event.progress
+                    run_id, text, when = str(progress.runId), progress.json, time.time() * 1000
+                    submit(lambda: on_progress(run_id, text, when))
+                except Exception as exc:
+                    log.warning("plumbline listener failed on a query's progress: %s", exc)
 
             def onQueryIdle(self, event: Any) -> None:  # noqa: N802
                 pass

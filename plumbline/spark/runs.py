@@ -53,6 +53,7 @@ class _ActionRun:
     at_start: dict[int, ActionFacts] = field(default_factory=dict)  # by execution id
     readers: list[Any] = field(default_factory=list)  # QueryExecutions of nested reads
     stream: str | None = None  # the streaming query's run id, for a micro-batch
+    batch_id: int | None = None  # and the micro-batch's id
     failed_reads: int = 0  # input records read by task attempts that failed (not in SQL metrics)
 
 
@@ -134,6 +135,7 @@ class RunTracker:
         run.command = facts.command
         run.stream = streaming.batch_of(qe)
         if run.stream is not None:  # micro-batches are folded into the query's run at their end
+            run.batch_id = streaming.batch_id_of(qe)
             return
         # a conditional DDL may be a no-op: its START waits for the verdict at the end
         if facts.writes and not any(_conditional_ddl(d) for d in facts.outputs):
@@ -145,6 +147,8 @@ class RunTracker:
         run = self._runs.setdefault(root_id, _ActionRun(self._run_id(root_id)))
         if execution_id == root_id and execution_id not in run.at_start:  # START not read
             run.stream = streaming.batch_of(qe)
+            if run.stream is not None:
+                run.batch_id = streaming.batch_id_of(qe)
         facts = self._facts_at_end(run, execution_id, qe)
         if failure is not None:
             run.failed_reads += self.failed_reads(execution_id)
@@ -173,7 +177,9 @@ class RunTracker:
                 _apply_catalog_changes(merged, changes)
             self._tables.remember(merged, changes)
         if merged is not None and run.stream is not None:
-            self.streams.batch(run.stream, merged, time_ms)
+            _add_nested_outputs(merged, [run.nested[i] for i in sorted(run.nested)])
+            versions = self._committed(run, merged, time_ms) if run.batch_id is not None else {}
+            self.streams.batch(run.stream, merged, time_ms, run.batch_id, versions)
             return
         if merged is None or not merged.writes:
             return
@@ -233,6 +239,20 @@ class RunTracker:
             )
         )
 
+    def _committed(self, run: _ActionRun, facts: ActionFacts, time_ms: float) -> dict[str, str]:
+        """The versions a micro-batch's table-format outputs committed, by dataset key (a file
+        sink's batch has no version of its own)."""
+        versions = {}
+        if facts.error is None:
+            for output in facts.outputs:
+                if output.table_format is not None:
+                    committed = formats.committed_version(
+                        self._session, output, run.start_ms, time_ms
+                    )
+                    if committed is not None:
+                        versions[output.id.key] = committed
+        return versions
+
     def _send_end(self, run: _ActionRun, facts: ActionFacts, time_ms: float) -> None:
         versions = {}
         if facts.error is None:
@@ -265,6 +285,16 @@ class RunTracker:
                 outputs=outputs,
             )
         )
+
+
+def _add_nested_outputs(facts: ActionFacts, nested: list[ActionFacts]) -> None:
+    """A micro-batch's `foreachBatch` may write several datasets: each is an output."""
+    known = {d.id.key for d in facts.outputs}
+    for other in nested:
+        for output in other.outputs:
+            if output.id.key not in known:
+                known.add(output.id.key)
+                facts.outputs.append(output)
 
 
 def _add_failed_reads(facts: ActionFacts, records: int) -> None:

@@ -19,6 +19,8 @@ from plumbline.spark.facts import DatasetFacts
 from plumbline.spark.jvm import RelationInfo
 from plumbline.spark.lineage import DIRECT, IDENTITY, TRANSFORMATION, Deps
 
+STREAM_FILES = 20  # the files of a file source's micro-batch named in its record (all counted)
+
 log = logging.getLogger(__name__)
 
 
@@ -74,6 +76,9 @@ def _with_format(facts: DatasetFacts, info: RelationInfo) -> DatasetFacts:
     if info.table_format is not None:
         facts.table_format, facts.version = info.table_format, info.version
         facts.format_location = info.locations[0] if info.locations else None
+    if info.stream_files is not None:
+        facts.stream_files = info.stream_files[:STREAM_FILES]
+        facts.stream_file_count = len(info.stream_files)
     return facts
 
 

@@ -23,6 +23,7 @@ from plumbline.spark import events, jvm
 from plumbline.spark import vocabulary as v
 from plumbline.spark.datasets import DatasetId, from_location
 from plumbline.spark.facts import ActionFacts, DatasetFacts
+from plumbline.spark.stream_batches import FACET, MAX_BATCHES, BatchLog
 
 log = logging.getLogger(__name__)
 
@@ -86,7 +87,10 @@ def _scala_options(options: Any, keys: tuple[str, ...]) -> dict[str, str]:
     return found
 
 
-_KAFKA_KEYS = (_KAFKA_OPTION, "subscribe", "assign", "subscribePattern", "topic")
+_FAIL_ON_DATA_LOSS = "failOnDataLoss"
+_KAFKA_KEYS = (
+    _KAFKA_OPTION, "subscribe", "assign", "subscribePattern", "topic", _FAIL_ON_DATA_LOSS
+)  # fmt: skip
 _OPTIONS_CLASS = "org.apache.spark.sql.util.CaseInsensitiveStringMap"
 
 
@@ -228,8 +232,11 @@ def sink_output(cmd: Any, name: str) -> DatasetFacts | None:
 
 def source_datasets(jvm_leaf: Any) -> list[DatasetFacts]:
     """The datasets of a streaming DataSource V2 relation (Kafka topics)."""
-    found = kafka_sources(describe_source(jvm_leaf))
-    return [DatasetFacts(d, source_uri=d.namespace) for d in found]
+    source = describe_source(jvm_leaf)
+    found = [DatasetFacts(d, source_uri=d.namespace) for d in kafka_sources(source)]
+    for facts in found:
+        facts.fail_on_data_loss = source.options.get(_FAIL_ON_DATA_LOSS)
+    return found
 
 
 def batch_of(qe: Any) -> str | None:
@@ -253,6 +260,14 @@ def foreach_batch_facts(batch: ActionFacts | None, nested: list[ActionFacts]) ->
         merged.error = merged.error or facts.error
     merged.error = merged.error or batch.error
     return merged
+
+
+def batch_id_of(qe: Any) -> int | None:
+    """The batch id of the micro-batch an `IncrementalExecution` runs (None if unknown)."""
+    try:
+        return int(qe.currentBatchId())
+    except Exception:  # py4j's error: not an IncrementalExecution of this line
+        return None
 
 
 # -- runs -----------------------------------------------------------------------------------------
@@ -287,10 +302,23 @@ class StreamRuns:
         self._progress_ms = progress_seconds * 1000
         self._streams: dict[str, _Stream] = {}
         self._ended: set[str] = set()
+        self.batches = BatchLog()
 
-    def batch(self, run_id: str, facts: ActionFacts, time_ms: float) -> None:
-        """One micro-batch ended with `facts` (already merged with its nested writes)."""
-        if run_id in self._ended or not facts.writes:
+    def batch(
+        self,
+        run_id: str,
+        facts: ActionFacts,
+        time_ms: float,
+        batch_id: int | None = None,
+        versions: dict[str, str] | None = None,
+    ) -> None:
+        """One micro-batch ended with `facts` (already merged with its nested writes);
+        `versions`: those its outputs committed, by dataset key."""
+        if run_id in self._ended:
+            return
+        if batch_id is not None:
+            self.batches.execution(run_id, batch_id, facts, versions or {})
+        if not facts.writes:
             return
         facts.processing_type = STREAMING
         stream = self._streams.get(run_id)
@@ -307,7 +335,20 @@ class StreamRuns:
             stream.facts.error = facts.error
         if stream.batches == 1:
             self._send("START", stream, time_ms)
-        elif new or time_ms - stream.last_sent_ms >= self._progress_ms:
+        elif (
+            new
+            or time_ms - stream.last_sent_ms >= self._progress_ms
+            or self.batches.ready(run_id) >= MAX_BATCHES
+        ):
+            self._send("RUNNING", stream, time_ms)
+
+    def progress(self, run_id: str, progress: dict[str, Any], time_ms: float) -> None:
+        """The query reported a trigger's progress: a micro-batch's offsets (see stream_batches)."""
+        if run_id in self._ended:
+            return
+        self.batches.progress(run_id, progress)
+        stream = self._streams.get(run_id)
+        if stream is not None and self.batches.ready(run_id) >= MAX_BATCHES:
             self._send("RUNNING", stream, time_ms)
 
     def knows(self, run_id: str) -> bool:
@@ -319,6 +360,7 @@ class StreamRuns:
         self._ended.add(run_id)
         stream = self._streams.pop(run_id, None)
         if stream is None:
+            self.batches.forget(run_id)
             return
         # the query's own end decides: `stop()` interrupts a batch that is running (its execution
         # ends with an InterruptedException) yet the query ends without an exception
@@ -337,6 +379,9 @@ class StreamRuns:
         facts.outputs = [_with_stats(d, stream.stats_out) for d in facts.outputs]
         inputs, outputs = events.datasets(facts, with_stats=event_type != "START")
         run_facets = self._run_facets()
+        batches = self.batches.take(stream.run_id, final=event_type in ("COMPLETE", "FAIL"))
+        if batches is not None:
+            run_facets[FACET] = batches
         if facts.error is not None and event_type == "FAIL":
             run_facets["errorMessage"] = events.error_message(*facts.error)
         self._emit(

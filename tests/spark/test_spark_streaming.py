@@ -169,3 +169,36 @@ def test_kafka_options_on_a_stream_that_is_not_kafka_name_no_topic(
     events = _one_run(captured)
     assert _names(events[-1]["outputs"]) == [("file", str(out))]
     assert all(d["namespace"] != "kafka://broker-1:9092" for e in events for d in e["inputs"])
+
+
+def test_each_micro_batch_is_recorded_with_its_offsets_and_files(
+    spark: Any, captured: Any, workdir: Path
+) -> None:
+    """The run's events carry a `streamBatches` facet: every batch id once, the files a file
+    source added to that batch and its offsets as Spark's progress reports them."""
+    source, out = workdir / "in", workdir / "out"
+    for i in range(3):
+        _csv(source, f"part{i}.csv", [f"{i},n{i}"])
+    query = (
+        spark.readStream.schema("id int, name string")
+        .option("maxFilesPerTrigger", 1)
+        .csv(str(source))
+        .writeStream.format("parquet")
+        .option("path", str(out))
+        .option("checkpointLocation", str(workdir / "checkpoint"))
+        .trigger(availableNow=True)
+        .start()
+    )
+    query.awaitTermination()
+    events = _one_run(captured)
+    batches = [
+        b for e in events for b in e["run"]["facets"].get("streamBatches", {}).get("batches", [])
+    ]
+    assert [b["batchId"] for b in batches] == [0, 1, 2]
+    for number, batch in enumerate(batches):
+        (read,) = batch["sources"]
+        assert (read["namespace"], read["name"]) == ("file", str(source))
+        assert read["fileCount"] == 1 and read["files"][0].endswith(f"part{number}.csv")
+        assert read["endOffset"] == {"logOffset": number}
+        assert batch["numInputRows"] == 1
+        assert batch["sinks"] == [{"namespace": "file", "name": str(out), "version": None}]
