@@ -155,14 +155,7 @@ def measure_routes(
     with fresh_database(backend) as db_url, server_process(db_url) as (url, process):
         pid = process.pid
         with httpx.Client(base_url=url, timeout=600) as http:
-            for batch in batches:
-                response = http.post(
-                    "/api/v1/lineage",
-                    content=json.dumps(batch),
-                    headers={"Content-Type": "application/json"},
-                )
-                assert response.status_code == 201, response.text[:300]
-                wait_normalized(db_url)
+            _post_layers(http, db_url, batches)
             end = f"d{layers}_0"
             names = {
                 "run": last,
@@ -206,19 +199,25 @@ def measure_routes(
     return out
 
 
+def _post_layers(http: httpx.Client, db_url: str, batches: list) -> None:
+    """Post the graph layer by layer, each normalized before the next (it reads the versions the
+    layer before wrote)."""
+    for batch in batches:
+        response = http.post(
+            "/api/v1/lineage",
+            content=json.dumps(batch),
+            headers={"Content-Type": "application/json"},
+        )
+        assert response.status_code == 201, response.text[:300]
+        wait_normalized(db_url)
+
+
 def measure(tree: Path, backend: str, layers: int, width: int, at_once: int) -> dict:
     batches, last = graph_events(layers, width)
     with fresh_database(backend) as db_url, server_process(db_url, tree=tree) as (url, process):
         pid = process.pid
         with httpx.Client(base_url=url, timeout=600) as http:
-            for batch in batches:  # layer by layer: each reads the versions the last wrote
-                response = http.post(
-                    "/api/v1/lineage",
-                    content=json.dumps(batch),
-                    headers={"Content-Type": "application/json"},
-                )
-                assert response.status_code == 201, response.text[:300]
-                wait_normalized(db_url)
+            _post_layers(http, db_url, batches)
             path = f"/api/v1/jobs/runs/{last}/root-cause?depth=50"
             one = http.get(path)
             assert one.status_code == 200, one.text[:300]

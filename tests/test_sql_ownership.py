@@ -8,12 +8,9 @@ columns) and the store's schema stays inside the store. One owner of SQL executi
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
-import plumbline
+from store_fence import violations_outside_store
 
-PACKAGE = Path(plumbline.__file__).parent
-STORE = PACKAGE / "store"
 # what may be imported from SQLAlchemy outside the store: handles and errors, never statements
 ALLOWED = {"sqlalchemy.engine": {"Connection", "Engine"}, "sqlalchemy.exc": None}
 SCHEMA_MODULES = {"plumbline.store.schema"}
@@ -39,20 +36,8 @@ def _violations(source: str, name: str) -> list[str]:
     return found
 
 
-def _modules_outside_store() -> list[Path]:
-    return [p for p in sorted(PACKAGE.rglob("*.py")) if STORE not in p.parents]
-
-
 def test_no_sql_outside_the_store() -> None:
-    modules = _modules_outside_store()
-    assert len(modules) > 50  # the scan really sees the package
-    found = [
-        violation
-        for path in modules
-        for violation in _violations(
-            path.read_text(encoding="utf-8"), str(path.relative_to(PACKAGE.parent))
-        )
-    ]
+    found = violations_outside_store(_violations)
     assert found == [], "SQL belongs in plumbline/store:\n" + "\n".join(found)
 
 

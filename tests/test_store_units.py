@@ -10,12 +10,9 @@ decided inside the store. The companion of ``tests/test_sql_ownership.py`` (the 
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
-import plumbline
+from store_fence import STORE, violations_outside_store
 
-PACKAGE = Path(plumbline.__file__).parent
-STORE = PACKAGE / "store"
 # methods that open a connection or a transaction, or set its isolation: the store's to call
 UNIT_METHODS = {"begin", "begin_nested", "connect", "execution_options"}
 # store functions that decide by dialect or make an engine: the handle hides them
@@ -47,15 +44,7 @@ def _violations(source: str, name: str) -> list[str]:
 
 
 def test_units_of_work_belong_to_the_store() -> None:
-    modules = [p for p in sorted(PACKAGE.rglob("*.py")) if STORE not in p.parents]
-    assert len(modules) > 50  # the scan really sees the package
-    found = [
-        violation
-        for path in modules
-        for violation in _violations(
-            path.read_text(encoding="utf-8"), str(path.relative_to(PACKAGE.parent))
-        )
-    ]
+    found = violations_outside_store(_violations)
     assert found == [], "units of work belong to plumbline/store:\n" + "\n".join(found)
 
 

@@ -254,19 +254,14 @@ class RunTracker:
         return versions
 
     def _send_end(self, run: _ActionRun, facts: ActionFacts, time_ms: float) -> None:
-        versions = {}
+        versions = self._committed(run, facts, time_ms)
         if facts.error is None:
             for output in facts.outputs:
                 # files have no versions of their own: each write makes one, named by its run
                 # (a digest of the files would race with the job's next write to them)
-                if output.table_format is not None:
-                    committed = formats.committed_version(
-                        self._session, output, run.start_ms, time_ms
-                    )
-                    if committed is not None:
-                        versions[output.id.key] = committed
-                elif output.local_path and output.lifecycle != "DROP" and _wrote(output):
-                    versions[output.id.key] = run.run_id
+                if output.table_format is None and output.local_path:
+                    if output.lifecycle != "DROP" and _wrote(output):
+                        versions[output.id.key] = run.run_id
         formats.read_versions(self._session, facts.inputs, run.start_ms)
         inputs, outputs = events.datasets(facts, with_stats=True, versions=versions)
         run_facets = self.run_facets()

@@ -9,16 +9,12 @@ Delta has no release that runs on Spark 4.3 (docs/reference.md): on that line th
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from runtime_jars import ROOT, runtime_jar_paths
+from spark_job_runs import dataset_version, lifecycle, lineage_by_tail, needs_jars, run_job
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
@@ -29,81 +25,16 @@ APP = "delta_job"
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """The job's events and folder (one subprocess for the whole module)."""
-    try:
-        runtime_jar_paths("delta")
-    except LookupError as exc:
-        pytest.skip(f"no Delta Lake release for this Spark line: {exc}")
+    needs_jars("delta", "no Delta Lake release for this Spark line")
     work = tmp_path_factory.mktemp("delta")
-    events = work / "events.jsonl"
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYSPARK_PYTHON": sys.executable}
-    done = subprocess.run(
-        [sys.executable, str(JOB), str(work), str(events)],
-        capture_output=True, text=True, timeout=900, env=env, check=False,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr[-3000:]
-    lines = events.read_text().splitlines()
-    return {"work": work, "events": [json.loads(line) for line in lines if line]}
+    events, _stderr = run_job(JOB, work)
+    return {"work": work, "events": events}
 
 
 def _ends(run: dict[str, Any], command: str, output_suffix: str) -> list[dict[str, Any]]:
     """COMPLETE events of `<app>.execute_<command>.<output_suffix>`, in order."""
     name = f"{APP}.execute_{command}.{output_suffix}"
     return [e for e in run["events"] if e["job"]["name"] == name and e["eventType"] == "COMPLETE"]
-
-
-def _version(dataset: dict[str, Any]) -> str | None:
-    return dataset["facets"].get("version", {}).get("datasetVersion")
-
-
-def _lifecycle(dataset: dict[str, Any]) -> str | None:
-    return dataset["facets"].get("lifecycleStateChange", {}).get("lifecycleStateChange")
-
-
-def _lineage(dataset: dict[str, Any]) -> dict[str, dict[str, set[str]]]:
-    """{output field: {"<input name tail>.<field>": {"DIRECT:IDENTITY", ...}}}, plus "*" for the
-    dataset-wide dependencies."""
-    facet = dataset["facets"].get("columnLineage")
-    if facet is None:
-        return {}
-
-    def edges(fields: list[dict[str, Any]]) -> dict[str, set[str]]:
-        found: dict[str, set[str]] = {}
-        for f in fields:
-            key = f"{f['name'].rsplit('/', 1)[-1]}.{f['field']}"
-            found.setdefault(key, set()).update(
-                f"{t['type']}:{t['subtype']}" for t in f["transformations"]
-            )
-        return found
-
-    result = {k: edges(v["inputFields"]) for k, v in facet["fields"].items()}
-    if facet.get("dataset"):
-        result["*"] = edges(facet["dataset"])
-    return result
-
-
-def test_path_writes_name_the_path_with_delta_versions_and_lifecycles(run: dict[str, Any]) -> None:
-    ends = _ends(run, "save_into_data_source_command", "path_table")
-    outputs = [e["outputs"][0] for e in ends]
-    path = str(run["work"] / "path_table")
-    assert {(o["namespace"], o["name"]) for o in outputs} == {("file", path)}
-    assert [_version(o) for o in outputs] == ["0", "1", "2", "3", "4"]
-    assert [_lifecycle(o) for o in outputs] == ["CREATE", None, "OVERWRITE", None, None]
-    assert all(o["facets"]["storage"]["fileFormat"] == "delta" for o in outputs)
-    evolved = [f["name"] for f in outputs[3]["facets"]["schema"]["fields"]]
-    assert evolved == ["id", "name", "amount", "region", "note"]  # mergeSchema added `note`
-    assert _lineage(outputs[3])["note"] == {"orders.name": {"DIRECT:IDENTITY"}}
-
-
-def test_time_travel_reads_carry_the_version_they_scanned(run: dict[str, Any]) -> None:
-    (by_version,) = _ends(run, "save_into_data_source_command", "from_version_1")
-    (by_time,) = _ends(run, "save_into_data_source_command", "from_time_v3")
-    path = str(run["work"] / "path_table")
-    assert [(i["name"], _version(i)) for i in by_version["inputs"]] == [(path, "1")]
-    assert [(i["name"], _version(i)) for i in by_time["inputs"]] == [(path, "3")]
-    assert _version(by_version["outputs"][0]) == "0"
-    assert _lineage(by_version["outputs"][0])["amount"] == {
-        "path_table.amount": {"DIRECT:IDENTITY"}
-    }
 
 
 def _table(run: dict[str, Any], output: dict[str, Any], table: str) -> None:
@@ -120,15 +51,17 @@ def _table(run: dict[str, Any], output: dict[str, Any], table: str) -> None:
 def test_catalog_writes_saveastable_ctas_writeto(run: dict[str, Any]) -> None:
     (saved,) = _ends(run, "create_table_as_select", "default_saved")
     _table(run, saved["outputs"][0], "saved")
-    assert (_version(saved["outputs"][0]), _lifecycle(saved["outputs"][0])) == ("0", "CREATE")
+    assert (dataset_version(saved["outputs"][0]), lifecycle(saved["outputs"][0])) == ("0", "CREATE")
     (ctas,) = _ends(run, "create_table_as_select", "default_ctas")
-    assert (_version(ctas["outputs"][0]), _lifecycle(ctas["outputs"][0])) == ("0", "CREATE")
-    assert _lineage(ctas["outputs"][0])["name"] == {"saved.name": {"DIRECT:TRANSFORMATION"}}
-    assert [(i["name"].rsplit("/", 1)[-1], _version(i)) for i in ctas["inputs"]] == [("saved", "0")]
+    assert (dataset_version(ctas["outputs"][0]), lifecycle(ctas["outputs"][0])) == ("0", "CREATE")
+    assert lineage_by_tail(ctas["outputs"][0])["name"] == {"saved.name": {"DIRECT:TRANSFORMATION"}}
+    assert [(i["name"].rsplit("/", 1)[-1], dataset_version(i)) for i in ctas["inputs"]] == [
+        ("saved", "0")
+    ]
     (created,) = _ends(run, "create_table_as_select", "default_written")
     (appended,) = _ends(run, "append_data", "default_written")
     _table(run, appended["outputs"][0], "written")
-    assert [(_version(e["outputs"][0]), _lifecycle(e["outputs"][0])) for e in (created, appended)] == [
+    assert [(dataset_version(e["outputs"][0]), lifecycle(e["outputs"][0])) for e in (created, appended)] == [
         ("0", "CREATE"), ("1", None),
     ]  # fmt: skip
 
@@ -147,21 +80,23 @@ def test_partition_overwrites_static_and_dynamic(run: dict[str, Any]) -> None:
         "execute_overwrite_by_expression",
         "execute_delta_dynamic_partition_overwrite_command",
     ]
-    rows = [(_version(e["outputs"][0]), _lifecycle(e["outputs"][0])) for e in ends]
+    rows = [(dataset_version(e["outputs"][0]), lifecycle(e["outputs"][0])) for e in ends]
     assert rows == [("1", None), ("2", "OVERWRITE"), ("3", "OVERWRITE")]
     _table(run, ends[-1]["outputs"][0], "parts")
-    assert _lineage(ends[-1]["outputs"][0])["region"] == {"orders.region": {"DIRECT:IDENTITY"}}
+    assert lineage_by_tail(ends[-1]["outputs"][0])["region"] == {
+        "orders.region": {"DIRECT:IDENTITY"}
+    }
 
 
 def test_merge_lineage_through_every_clause(run: dict[str, Any]) -> None:
     (merge,) = _ends(run, "merge_into_command", "default_target")
     (output,) = merge["outputs"]
     _table(run, output, "target")
-    assert _version(output) == "2"
-    assert sorted((i["name"].rsplit("/", 1)[-1], _version(i)) for i in merge["inputs"]) == [
+    assert dataset_version(output) == "2"
+    assert sorted((i["name"].rsplit("/", 1)[-1], dataset_version(i)) for i in merge["inputs"]) == [
         ("changes", "0"), ("target", "1"),
     ]  # fmt: skip
-    assert _lineage(output) == {
+    assert lineage_by_tail(output) == {
         "id": {"target.id": {"DIRECT:IDENTITY"}, "changes.id": {"DIRECT:IDENTITY", "INDIRECT:CONDITIONAL"}},
         "name": {
             "target.name": {"DIRECT:IDENTITY", "DIRECT:TRANSFORMATION"},
@@ -182,7 +117,7 @@ def test_create_table_ddl_is_a_created_delta_table(run: dict[str, Any]) -> None:
     (create,) = _ends(run, "create_table", "default_target")
     (output,) = create["outputs"]
     _table(run, output, "target")
-    assert (_version(output), _lifecycle(output)) == ("0", "CREATE")
+    assert (dataset_version(output), lifecycle(output)) == ("0", "CREATE")
     assert [f["name"] for f in output["facets"]["schema"]["fields"]] == ["id", "name", "amount"]
 
 
@@ -190,10 +125,11 @@ def test_update_and_delete_read_and_write_the_target(run: dict[str, Any]) -> Non
     (update,) = _ends(run, "update_command", "default_target")
     (delete,) = _ends(run, "delete_command", "default_target")
     versions = [
-        ([_version(i) for i in e["inputs"]], _version(e["outputs"][0])) for e in (update, delete)
+        ([dataset_version(i) for i in e["inputs"]], dataset_version(e["outputs"][0]))
+        for e in (update, delete)
     ]
     assert versions == [(["2"], "3"), (["3"], "4")]
-    assert _lineage(update["outputs"][0]) == {
+    assert lineage_by_tail(update["outputs"][0]) == {
         "id": {"target.id": {"DIRECT:IDENTITY"}},
         "name": {"target.name": {"DIRECT:IDENTITY"}},
         "amount": {
@@ -201,21 +137,23 @@ def test_update_and_delete_read_and_write_the_target(run: dict[str, Any]) -> Non
             "target.name": {"INDIRECT:CONDITIONAL"},
         },
     }
-    assert _lineage(delete["outputs"][0])["*"] == {"target.amount": {"INDIRECT:FILTER"}}
+    assert lineage_by_tail(delete["outputs"][0])["*"] == {"target.amount": {"INDIRECT:FILTER"}}
 
 
-def test_maintenance_commands_are_named_runs_without_invented_lineage(run: dict[str, Any]) -> None:
+def test_maintenance_commands_are_named_runs_without_inventedlineage_by_tail(
+    run: dict[str, Any],
+) -> None:
     (optimize,) = _ends(run, "optimize_table_command", "default_target")
     (restore,) = _ends(run, "restore_table_command", "default_target")
     (vacuum,) = _ends(run, "vacuum_table_command", "default_target")
     for event in (optimize, vacuum):
         assert event["inputs"] == []
         assert "columnLineage" not in event["outputs"][0]["facets"]
-        assert _lifecycle(event["outputs"][0]) is None
+        assert lifecycle(event["outputs"][0]) is None
     (restored,) = restore["inputs"]
-    assert (restored["name"], _version(restored)) == (restore["outputs"][0]["name"], "1")
-    assert _lifecycle(restore["outputs"][0]) == "OVERWRITE"
-    assert int(_version(restore["outputs"][0]) or 0) > 4  # a new version after the DELETE's
+    assert (restored["name"], dataset_version(restored)) == (restore["outputs"][0]["name"], "1")
+    assert lifecycle(restore["outputs"][0]) == "OVERWRITE"
+    assert int(dataset_version(restore["outputs"][0]) or 0) > 4  # a new version after the DELETE's
     assert "columnLineage" not in restore["outputs"][0]["facets"]
 
 
@@ -245,7 +183,7 @@ def test_versions_reach_snapshot_lineage_and_run_diff(
         ("execute_merge_into_command", "2", "target", "1"),
         ("execute_merge_into_command", "2", "changes", "0"),
         ("execute_update_command", "3", "target", "2"),
-        ("execute_restore_table_command", _version(restore["outputs"][0]), "target", "1"),
+        ("execute_restore_table_command", dataset_version(restore["outputs"][0]), "target", "1"),
     } <= pairs
     # run diff: the last append to the path table against the schema-evolving one before it
     last = _ends(run, "save_into_data_source_command", "path_table")[-1]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import uuid
 from collections.abc import Iterator
@@ -20,7 +19,7 @@ from typing import Any
 import httpx
 import pytest
 import sqlalchemy as sa
-from runtime_jars import ROOT, runtime_jar_paths
+from spark_job_runs import dataset_version, lifecycle, lineage_by_tail, needs_jars, run_job
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow, pytest.mark.postgres]
 
@@ -48,24 +47,14 @@ def jdbc_url() -> Iterator[str]:
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory, jdbc_url: str) -> dict[str, Any]:
     """The job's events, folder and the snapshot ids it saw (one subprocess for the module)."""
-    try:
-        runtime_jar_paths("iceberg")
-    except LookupError as exc:
-        pytest.skip(f"no Apache Iceberg release pinned for this Spark line: {exc}")
+    needs_jars("iceberg", "no Apache Iceberg release pinned for this Spark line")
     work = tmp_path_factory.mktemp("iceberg")
-    events = work / "events.jsonl"
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYSPARK_PYTHON": sys.executable}
-    done = subprocess.run(
-        [sys.executable, str(JOB), str(work), str(events), jdbc_url],
-        capture_output=True, text=True, timeout=900, env=env, check=False,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr[-3000:]
-    lines = events.read_text().splitlines()
+    events, stderr = run_job(JOB, work, jdbc_url)
     return {
         "work": work,
-        "events": [json.loads(line) for line in lines if line],
+        "events": events,
         "seen": json.loads((work / "snapshots.json").read_text()),
-        "stderr": done.stderr,
+        "stderr": stderr,
     }
 
 
@@ -77,38 +66,8 @@ def _ends(run: dict[str, Any], command: str, output_suffix: str) -> list[dict[st
     ]  # fmt: skip
 
 
-def _version(dataset: dict[str, Any]) -> str | None:
-    return dataset["facets"].get("version", {}).get("datasetVersion")
-
-
-def _lifecycle(dataset: dict[str, Any]) -> str | None:
-    return dataset["facets"].get("lifecycleStateChange", {}).get("lifecycleStateChange")
-
-
 def _reads(event: dict[str, Any]) -> list[tuple[str, str | None]]:
-    return sorted((i["name"].rsplit("/", 1)[-1], _version(i)) for i in event["inputs"])
-
-
-def _lineage(dataset: dict[str, Any]) -> dict[str, dict[str, set[str]]]:
-    """{output field: {"<input name tail>.<field>": {"DIRECT:IDENTITY", ...}}}, plus "*" for the
-    dataset-wide dependencies."""
-    facet = dataset["facets"].get("columnLineage")
-    if facet is None:
-        return {}
-
-    def edges(fields: list[dict[str, Any]]) -> dict[str, set[str]]:
-        found: dict[str, set[str]] = {}
-        for f in fields:
-            key = f"{f['name'].rsplit('/', 1)[-1]}.{f['field']}"
-            found.setdefault(key, set()).update(
-                f"{t['type']}:{t['subtype']}" for t in f["transformations"]
-            )
-        return found
-
-    result = {k: edges(v["inputFields"]) for k, v in facet["fields"].items()}
-    if facet.get("dataset"):
-        result["*"] = edges(facet["dataset"])
-    return result
+    return sorted((i["name"].rsplit("/", 1)[-1], dataset_version(i)) for i in event["inputs"])
 
 
 def _hadoop(run: dict[str, Any], output: dict[str, Any], table: str) -> None:
@@ -121,7 +80,7 @@ def _hadoop(run: dict[str, Any], output: dict[str, Any], table: str) -> None:
 
 def _snapshot(run: dict[str, Any], output: dict[str, Any]) -> str:
     """The output's version, checked to be a snapshot id of its table the job saw."""
-    version = _version(output)
+    version = dataset_version(output)
     assert version is not None and int(version) > 0
     return version
 
@@ -129,27 +88,30 @@ def _snapshot(run: dict[str, Any], output: dict[str, Any]) -> str:
 def test_create_append_saveastable_ctas_rtas_writeto(run: dict[str, Any]) -> None:
     (create,) = _ends(run, "create_table", "db_target")
     _hadoop(run, create["outputs"][0], "target")
-    assert (_version(create["outputs"][0]), _lifecycle(create["outputs"][0])) == (None, "CREATE")
+    assert (dataset_version(create["outputs"][0]), lifecycle(create["outputs"][0])) == (
+        None,
+        "CREATE",
+    )
     first = _ends(run, "append_data", "db_target")[0]
-    assert _version(first["outputs"][0]) == str(run["seen"]["target"][0])
+    assert dataset_version(first["outputs"][0]) == str(run["seen"]["target"][0])
     (saved,) = _ends(run, "create_table_as_select", "db_saved")
     _hadoop(run, saved["outputs"][0], "saved")
-    assert _lifecycle(saved["outputs"][0]) == "CREATE"
+    assert lifecycle(saved["outputs"][0]) == "CREATE"
     saved_snapshot = _snapshot(run, saved["outputs"][0])
     (ctas,) = _ends(run, "create_table_as_select", "db_ctas")
     (rtas,) = _ends(run, "replace_table_as_select", "db_ctas")
-    assert [_lifecycle(e["outputs"][0]) for e in (ctas, rtas)] == ["CREATE", "OVERWRITE"]
+    assert [lifecycle(e["outputs"][0]) for e in (ctas, rtas)] == ["CREATE", "OVERWRITE"]
     assert _snapshot(run, ctas["outputs"][0]) != _snapshot(run, rtas["outputs"][0])
     assert _reads(ctas) == _reads(rtas) == [("saved", saved_snapshot)]
-    assert _lineage(ctas["outputs"][0])["name"] == {"saved.name": {"DIRECT:TRANSFORMATION"}}
-    assert _lineage(rtas["outputs"][0])["name"] == {"saved.name": {"DIRECT:IDENTITY"}}
+    assert lineage_by_tail(ctas["outputs"][0])["name"] == {"saved.name": {"DIRECT:TRANSFORMATION"}}
+    assert lineage_by_tail(rtas["outputs"][0])["name"] == {"saved.name": {"DIRECT:IDENTITY"}}
     (created,) = _ends(run, "create_table_as_select", "db_written")
     appended, evolved = _ends(run, "append_data", "db_written")
     versions = [_snapshot(run, e["outputs"][0]) for e in (created, appended, evolved)]
     assert len(set(versions)) == 3
     fields = [f["name"] for f in evolved["outputs"][0]["facets"]["schema"]["fields"]]
     assert fields == ["id", "name", "amount", "region", "note"]  # merge-schema added `note`
-    assert _lineage(evolved["outputs"][0])["note"] == {"orders.name": {"DIRECT:IDENTITY"}}
+    assert lineage_by_tail(evolved["outputs"][0])["note"] == {"orders.name": {"DIRECT:IDENTITY"}}
 
 
 def test_partition_overwrites_static_and_dynamic_and_a_conflicting_commit(
@@ -161,7 +123,7 @@ def test_partition_overwrites_static_and_dynamic_and_a_conflicting_commit(
         and ".execute_create_table." not in e["job"]["name"]
     ]  # fmt: skip
     rows = [
-        (e["job"]["name"].split(".")[1], e["eventType"], _lifecycle(e["outputs"][0])) for e in ends
+        (e["job"]["name"].split(".")[1], e["eventType"], lifecycle(e["outputs"][0])) for e in ends
     ]
     assert rows == [
         ("execute_append_data", "COMPLETE", None),
@@ -170,12 +132,17 @@ def test_partition_overwrites_static_and_dynamic_and_a_conflicting_commit(
         ("execute_append_data", "COMPLETE", None),
         ("execute_overwrite_by_expression", "FAIL", "OVERWRITE"),  # the conflict
     ]  # fmt: skip
-    assert [_version(e["outputs"][0]) for e in ends] == [*map(str, run["seen"]["parts"]), None]
+    assert [dataset_version(e["outputs"][0]) for e in ends] == [
+        *map(str, run["seen"]["parts"]),
+        None,
+    ]
     assert run["seen"]["conflict"] != "committed"
     failed = ends[-1]
     assert "ValidationException" in failed["run"]["facets"]["errorMessage"]["message"]
     _hadoop(run, ends[2]["outputs"][0], "parts")
-    assert _lineage(ends[2]["outputs"][0])["region"] == {"orders.region": {"DIRECT:IDENTITY"}}
+    assert lineage_by_tail(ends[2]["outputs"][0])["region"] == {
+        "orders.region": {"DIRECT:IDENTITY"}
+    }
 
 
 def test_reads_carry_the_snapshot_they_scanned(run: dict[str, Any]) -> None:
@@ -188,12 +155,12 @@ def test_reads_carry_the_snapshot_they_scanned(run: dict[str, Any]) -> None:
     assert _reads(branch) == [("target", str(seen["dev"]))]
     # the branch write: a snapshot of the table on branch dev
     branch_write = _ends(run, "append_data", "db_target")[-1]
-    assert _version(branch_write["outputs"][0]) == str(seen["dev"])
+    assert dataset_version(branch_write["outputs"][0]) == str(seen["dev"])
     (history,) = _ends(run, "create_table_as_select", "db_from_history")
     (read,) = history["inputs"]
     assert read["name"] == str(run["work"] / "hadoop" / "db" / "target") + "#snapshots"
-    assert _version(read) is None
-    assert _lineage(history["outputs"][0])["operation"] == {
+    assert dataset_version(read) is None
+    assert lineage_by_tail(history["outputs"][0])["operation"] == {
         "target#snapshots.operation": {"DIRECT:IDENTITY"}
     }
 
@@ -207,13 +174,16 @@ def test_merge_update_delete_lineage_and_snapshots(run: dict[str, Any]) -> None:
     merged, updated, deleted = (str(s) for s in seen["target_after_dml"][-3:])
     (changes,) = _ends(run, "create_table_as_select", "db_changes")
     assert _reads(merge) == sorted(
-        [("target", str(seen["main_before_merge"])), ("changes", _version(changes["outputs"][0]))]
+        [
+            ("target", str(seen["main_before_merge"])),
+            ("changes", dataset_version(changes["outputs"][0])),
+        ]
     )
-    assert [(_reads(e), _version(e["outputs"][0])) for e in (merge, update, delete)] == [
+    assert [(_reads(e), dataset_version(e["outputs"][0])) for e in (merge, update, delete)] == [
         (_reads(merge), merged), ([("target", merged)], updated), ([("target", updated)], deleted),
     ]  # fmt: skip
-    assert all(_lifecycle(e["outputs"][0]) is None for e in (merge, update, delete))
-    assert _lineage(merge["outputs"][0]) == {
+    assert all(lifecycle(e["outputs"][0]) is None for e in (merge, update, delete))
+    assert lineage_by_tail(merge["outputs"][0]) == {
         "id": {"target.id": {"DIRECT:IDENTITY"}, "changes.id": {"DIRECT:IDENTITY", "INDIRECT:CONDITIONAL"}},
         "name": {
             "target.name": {"DIRECT:IDENTITY", "DIRECT:TRANSFORMATION"},
@@ -233,7 +203,7 @@ def test_merge_update_delete_lineage_and_snapshots(run: dict[str, Any]) -> None:
         "name",
         "amount",
     ]  # fmt: skip  (no `_file`: Iceberg's metadata columns are not the table's)
-    assert _lineage(update["outputs"][0]) == {
+    assert lineage_by_tail(update["outputs"][0]) == {
         "id": {"target.id": {"DIRECT:IDENTITY"}},
         "name": {"target.name": {"DIRECT:IDENTITY"}},
         "amount": {
@@ -241,10 +211,10 @@ def test_merge_update_delete_lineage_and_snapshots(run: dict[str, Any]) -> None:
             "target.name": {"INDIRECT:CONDITIONAL"},
         },
     }
-    assert _lineage(delete["outputs"][0])["*"] == {"target.amount": {"INDIRECT:FILTER"}}
+    assert lineage_by_tail(delete["outputs"][0])["*"] == {"target.amount": {"INDIRECT:FILTER"}}
 
 
-def test_maintenance_procedures_are_named_runs_without_invented_lineage(
+def test_maintenance_procedures_are_named_runs_without_inventedlineage_by_tail(
     run: dict[str, Any],
 ) -> None:
     seen = run["seen"]
@@ -255,18 +225,18 @@ def test_maintenance_procedures_are_named_runs_without_invented_lineage(
         _hadoop(run, event["outputs"][0], "target")
         assert "columnLineage" not in event["outputs"][0]["facets"]
     assert rewrite["inputs"] == expire["inputs"] == []
-    assert [_lifecycle(e["outputs"][0]) for e in (rewrite, expire)] == [None, None]
+    assert [lifecycle(e["outputs"][0]) for e in (rewrite, expire)] == [None, None]
     # compaction commits a snapshot of its own; expiring snapshots makes none
-    assert _version(rewrite["outputs"][0]) == str(seen["target"][-1])
-    assert _version(expire["outputs"][0]) is None
+    assert dataset_version(rewrite["outputs"][0]) == str(seen["target"][-1])
+    assert dataset_version(expire["outputs"][0]) is None
     # a rollback makes no snapshot (it sets the current one): a new version named by its run,
     # whose input is the table at the snapshot it restores
     (restored,) = rollback["inputs"]
-    assert (restored["name"], _version(restored)) == (
+    assert (restored["name"], dataset_version(restored)) == (
         rollback["outputs"][0]["name"], str(seen["rollback_to"]),
     )  # fmt: skip
-    assert _lifecycle(rollback["outputs"][0]) == "OVERWRITE"
-    assert _version(rollback["outputs"][0]) is None
+    assert lifecycle(rollback["outputs"][0]) == "OVERWRITE"
+    assert dataset_version(rollback["outputs"][0]) is None
     # a procedure plumbline does not know: no run, one log line, the job went on
     assert not [e for e in run["events"] if "ancestors_of" in e["job"]["name"]]
     assert run["stderr"].count("does not know the procedure AncestorsOfProcedure") == 1
@@ -284,12 +254,12 @@ def test_jdbc_catalog_tables(run: dict[str, Any]) -> None:
     )
     (symlink,) = output["facets"]["symlinks"]["identifiers"]
     assert symlink["name"] == "db.totals" and symlink["namespace"].startswith("jdbc:postgresql://")
-    assert [_version(e["outputs"][0]) for e in (created, appended)] == [
+    assert [dataset_version(e["outputs"][0]) for e in (created, appended)] == [
         str(s) for s in seen["jdbc_orders"]
     ]
-    assert _version(output) == str(seen["jdbc_totals"][0])
+    assert dataset_version(output) == str(seen["jdbc_totals"][0])
     assert _reads(totals) == [("orders", str(seen["jdbc_orders"][-1]))]
-    assert _lineage(output)["total"] == {"orders.amount": {"DIRECT:AGGREGATION"}}
+    assert lineage_by_tail(output)["total"] == {"orders.amount": {"DIRECT:AGGREGATION"}}
 
 
 def test_snapshots_reach_snapshot_lineage_recipes_run_diff_and_rerun_plans(
@@ -329,7 +299,7 @@ def test_snapshots_reach_snapshot_lineage_recipes_run_diff_and_rerun_plans(
         for r in rows if r["target_name"] == target and r["source_name"]
     }  # fmt: skip
     (changes,) = _ends(run, "create_table_as_select", "db_changes")
-    changes_snapshot = _version(changes["outputs"][0])
+    changes_snapshot = dataset_version(changes["outputs"][0])
     assert {
         ("execute_merge_into_table", merged, "target", before),
         ("execute_merge_into_table", merged, "changes", changes_snapshot),
@@ -344,7 +314,7 @@ def test_snapshots_reach_snapshot_lineage_recipes_run_diff_and_rerun_plans(
     diff = httpx.get(f"{live_server.url}/api/v1/jobs/runs/{last['run']['runId']}/diff", timeout=60)
     assert diff.status_code == 200, diff.text
     (output,) = diff.json()["outputs"]
-    versions = [_version(e["outputs"][0]) for e in _ends(run, "append_data", "db_written")]
+    versions = [dataset_version(e["outputs"][0]) for e in _ends(run, "append_data", "db_written")]
     assert output["version"] == {"before": versions[0], "after": versions[1]}
     # rerun plan from the table's first snapshot: every read of it, time travel included
     plan = httpx.get(

@@ -10,15 +10,12 @@ runs there. Kafka -> Delta runs where Delta Lake has a release for the line (3.5
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from kafka_broker import KafkaBroker
-from runtime_jars import ROOT, runtime_jar_paths
+from spark_job_runs import needs_jars, run_job
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
@@ -29,26 +26,15 @@ APP = "kafka_job"
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory, kafka_broker: KafkaBroker) -> dict[str, Any]:
     """The job's events, Spark's report and the broker (one subprocess for the whole module)."""
-    try:
-        runtime_jar_paths("kafka")
-    except LookupError as exc:
-        pytest.skip(f"no Kafka connector for this Spark line: {exc}")
+    needs_jars("kafka", "no Kafka connector for this Spark line")
     work = tmp_path_factory.mktemp("kafka_job")
-    events = work / "events.jsonl"
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYSPARK_PYTHON": sys.executable}
-    done = subprocess.run(
-        [sys.executable, str(JOB), str(work), str(events), kafka_broker.bootstrap,
-         str(kafka_broker.folder)],
-        capture_output=True, text=True, timeout=900, env=env, check=False,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr[-3000:]
-    lines = events.read_text().splitlines()
+    events, stderr = run_job(JOB, work, kafka_broker.bootstrap, str(kafka_broker.folder))
     return {
         "work": work,
-        "events": [json.loads(line) for line in lines if line],
+        "events": events,
         "report": json.loads((work / "report.json").read_text()),
         "ns": kafka_broker.namespace,
-        "stderr": done.stderr,
+        "stderr": stderr,
     }
 
 

@@ -92,9 +92,10 @@ def link_observed_versions(connection: Connection, run_ids: list[int]) -> dict[i
     if not reads:
         return {}
     wanted: dict[tuple[int, str], tuple[datetime, dict[str, int]]] = {}
+    key_of: dict[int, tuple[int, str]] = {}  # run_io id -> (dataset, observed version)
     for read in reads:
         observation = _observation(read)
-        key = (read.dataset_id, observed_version(observation))
+        key = key_of[read.id] = (read.dataset_id, observed_version(observation))
         first = wanted.get(key)
         if first is None or read.read_at < first[0]:
             wanted[key] = (read.read_at, observation)
@@ -129,7 +130,7 @@ def link_observed_versions(connection: Connection, run_ids: list[int]) -> dict[i
         ids[(row.dataset_id, row.version)] = row.id
     links = []
     for read in reads:
-        version_id = ids[(read.dataset_id, observed_version(_observation(read)))]
+        version_id = ids[key_of[read.id]]
         if (read.dataset_version_id, read.version_source) != (version_id, OBSERVED):
             links.append(
                 {"b_id": read.id, "dataset_version_id": version_id, "version_source": OBSERVED}
