@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import shlex
 import signal
 import time
 from pathlib import Path
-from urllib.parse import quote, urlencode
+from urllib.parse import quote, urlencode, urlsplit
 
 import click
 import platformdirs
 
 from plumbline.cli.options import PORT, check_db_url
+from plumbline.openlineage.urls import redact_url
 
 DEMO_NAMESPACE = "plumbline_demo"
 REPORT_TABLE = "country_report"
@@ -139,6 +141,12 @@ def demo(db_url: str | None, scale: float, host: str, port: int, no_serve: bool)
                 f"  what changed since its last good run: {run_page}/diff", soft_wrap=True
             )
         if no_serve:
+            # the links above point at this process's server, which stops when the command returns
+            console.print(
+                "The server stops now (--no-serve); to open these links, serve the demo's store: "
+                f"plumbline serve --db {shlex.quote(redact_url(db_url))} --port {urlsplit(url).port}",
+                soft_wrap=True,
+            )
             return
         console.print("serving until Ctrl-C")
         while True:

@@ -27,6 +27,7 @@ import pytest
 import sqlalchemy as sa
 
 from plumbline.demo.paths import DemoPaths
+from plumbline.openlineage.urls import redact_url
 
 ROOT = Path(__file__).resolve().parents[2]
 PG_ADMIN_URL = os.environ.get(
@@ -172,6 +173,9 @@ def demo_lineage(
         assert re.search(r"^plumbline serving on http://127\.0\.0\.1:\d+$", out, re.M), out
         assert re.search(r"failed runs\W+1\b", out), out
         assert re.search(r"Open the lineage UI: http://127\.0\.0\.1:\d+/", out), out
+        # --no-serve: the printed links point at a server that has stopped; say how to serve them
+        port = re.search(r"Open the lineage UI: http://127\.0\.0\.1:(\d+)/", out)
+        assert port and f"plumbline serve --db {redact_url(db_url)} --port {port[1]}" in out, out
         server = BackgroundServer(create_app(ServerSettings(db_url=db_url, port=0)), port=0)
         url = server.start()
         stack.callback(server.stop)
