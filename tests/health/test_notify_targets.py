@@ -19,6 +19,7 @@ from store_summary import dataset
 
 from plumbline.server.app import create_app
 from plumbline.server.config import ConfigError, build_settings
+from plumbline.server.outbox import delivery
 from plumbline.server.outbox.delivery import TargetClient
 from plumbline.server.runner import BackgroundServer
 from plumbline.server.settings import NotifyTarget, ServerSettings
@@ -99,6 +100,30 @@ def test_resolved_addresses_are_checked_before_each_post(downstream: Downstream)
         assert allowed.deliver(BODY).delivered
     finally:
         allowed.close()
+
+
+def test_the_connection_goes_to_the_address_that_was_checked(
+    downstream: Downstream, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DNS rebinding: a name that resolved to a public address for the check and resolves to
+    loopback for the connection. The pre-post check is made to pass (as a rebinding DNS server
+    would make it); the connection's own check refuses, and nothing reaches the loopback server."""
+    monkeypatch.setattr(delivery, "check_resolved", lambda url, allow_private: None)
+    url = downstream.url.replace("127.0.0.1", "localhost") + "/hooks/a"
+    client = TargetClient(NotifyTarget(url=url), 5)
+    try:
+        result = client.deliver(BODY)
+    finally:
+        client.close()
+    assert not result.delivered and not result.retryable
+    assert result.error is not None and "localhost resolves to" in result.error, result.error
+    assert downstream.received == []
+    allowed = TargetClient(NotifyTarget(url=url, allow_private=True), 5)
+    try:
+        assert allowed.deliver(BODY).delivered
+    finally:
+        allowed.close()
+    assert [r.path for r in downstream.received] == ["/hooks/a"]
 
 
 def test_redirects_are_followed_within_the_policy(downstream: Downstream) -> None:

@@ -7,13 +7,20 @@ multicast, unspecified or reserved address, and goes to a loopback or private on
 ``localhost``) only when its ``[[notify]]`` table says ``allow_private = true``. The rule is
 checked on the URL's literal address when the settings are read, and on every address its host
 name resolves to before each post and each redirect followed (docs/reference.md, "Notifications").
+The connection itself goes through :class:`CheckedBackend`, which connects to the very address it
+checked: a DNS server answering a public address to the check and a private one to the connection
+(DNS rebinding) gets nothing.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import socket
+import typing
 from urllib.parse import urlsplit
+
+import httpcore
+import httpx
 
 from plumbline.errors import PlumblineError
 
@@ -75,3 +82,64 @@ def check_resolved(url: str, allow_private: bool) -> None:
         reason = refusal(ipaddress.ip_address(str(sockaddr[0]).partition("%")[0]), allow_private)
         if reason is not None:
             raise RefusedAddress(f"{host} resolves to {reason}")
+
+
+class CheckedBackend(httpcore.NetworkBackend):
+    """httpcore's network backend for webhooks: resolves the host once per connection, refuses
+    (:class:`RefusedAddress`) when any address it resolves to is refused, and connects to those
+    addresses themselves, so no second lookup happens between the check and the connection.
+    TLS still verifies the URL's host name (httpcore passes it apart from the address)."""
+
+    def __init__(self, allow_private: bool) -> None:
+        self._allow_private = allow_private
+        self._inner = httpcore.SyncBackend()
+
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: typing.Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.NetworkStream:
+        try:
+            found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except OSError as exc:
+            raise httpcore.ConnectError(f"{host}: {exc}") from exc
+        addresses = [ipaddress.ip_address(str(info[4][0]).partition("%")[0]) for info in found]
+        for address in addresses:
+            reason = refusal(address, self._allow_private)
+            if reason is not None:
+                raise RefusedAddress(f"{host} resolves to {reason}")
+        error: httpcore.ConnectError | None = None
+        for address in addresses:
+            try:
+                return self._inner.connect_tcp(
+                    str(address), port, timeout, local_address, socket_options
+                )
+            except httpcore.ConnectError as exc:
+                error = exc
+        raise error or httpcore.ConnectError(f"{host} resolves to no address")
+
+    def connect_unix_socket(
+        self,
+        path: str,
+        timeout: float | None = None,
+        socket_options: typing.Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.NetworkStream:
+        raise RefusedAddress("a unix socket is never a webhook")
+
+    def sleep(self, seconds: float) -> None:
+        self._inner.sleep(seconds)
+
+
+class CheckedTransport(httpx.HTTPTransport):
+    """httpx's transport with a :class:`CheckedBackend` under its connection pool (httpx takes no
+    network backend as an argument, so the pool it built is replaced with one that has it)."""
+
+    def __init__(self, allow_private: bool) -> None:
+        super().__init__()
+        self._pool = httpcore.ConnectionPool(
+            ssl_context=httpx.create_ssl_context(),
+            network_backend=CheckedBackend(allow_private),
+        )

@@ -9,7 +9,7 @@ import httpx
 
 from plumbline import __version__
 from plumbline.openlineage.urls import redact_url
-from plumbline.server.outbox.addresses import RefusedAddress, check_resolved
+from plumbline.server.outbox.addresses import CheckedTransport, RefusedAddress, check_resolved
 from plumbline.server.settings import ForwardTarget, NotifyTarget
 
 # 4xx answers that mean "later", not "never"
@@ -47,7 +47,12 @@ class TargetClient:
         headers = {"User-Agent": f"plumbline-forwarder/{__version__}", **target.headers}
         headers["Content-Type"] = "application/json"
         self._key_headers = {"Authorization": f"Bearer {target.api_key}"} if target.api_key else {}
-        self._client = httpx.Client(headers=headers, timeout=timeout, follow_redirects=False)
+        self._client = httpx.Client(
+            headers=headers,
+            timeout=timeout,
+            follow_redirects=False,
+            transport=CheckedTransport(self._allow_private) if self._webhook else None,
+        )
 
     def deliver(self, body: bytes) -> DeliveryResult:
         """POST ``body`` as received; any 2xx is delivered, 4xx (but 408/425/429) is final."""
@@ -65,6 +70,8 @@ class TargetClient:
                 response = self._client.post(
                     url, content=body, headers=self._key_headers if same_origin else None
                 )
+            except RefusedAddress as exc:  # resolved differently when connecting (DNS rebinding)
+                return DeliveryResult(False, False, f"refused {redact_url(url)}: {exc}")
             except httpx.HTTPError as exc:
                 return DeliveryResult(False, True, f"{type(exc).__name__}: {exc}"[:500])
             if response.is_success:
