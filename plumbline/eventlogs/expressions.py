@@ -81,12 +81,16 @@ def parse(text: str) -> Node:
                 "exprId": {"id": int(match["id"]), "jvmId": ""},
             }
             return Node(v.ALIAS, fields, [inner])
-    if _enclosed(text, "(", ")"):
+    if enclosed(text, "(", ")"):
         return _parenthesised(text[1:-1])
     if text.upper().startswith("CASE WHEN") and text.upper().endswith("END"):
         return _case_when(text)
+    if text.startswith("if ("):
+        found = _if(text)
+        if found is not None:
+            return found
     function = _FUNCTION.match(text)
-    if function is not None and _enclosed(text[len(function["name"]) :], "(", ")"):
+    if function is not None and enclosed(text[len(function["name"]) :], "(", ")"):
         return _function(function["name"], function["args"])
     match = _ATTRIBUTE.match(text)
     if match is not None and " " not in text.split("(", 1)[0]:
@@ -102,23 +106,11 @@ def _unquote(name: str) -> str:
     return name[1:-1] if len(name) > 1 and name[0] == name[-1] == "`" else name
 
 
-def _enclosed(text: str, opening: str, closing: str) -> bool:
+def enclosed(text: str, opening: str, closing: str) -> bool:
     """Whether `text` is one bracketed group (its first opening matches its last closing)."""
     if not (text.startswith(opening) and text.endswith(closing)):
         return False
-    depth, quote = 0, ""
-    for index, char in enumerate(text):
-        if quote:
-            quote = "" if char == quote else quote
-        elif char in "'\"`":
-            quote = char
-        elif char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-            if depth == 0 and index != len(text) - 1:
-                return False
-    return depth == 0
+    return _group_end(text, 0) == len(text) - 1
 
 
 def _parenthesised(inner: str) -> Node:
@@ -146,6 +138,54 @@ def _case_when(text: str) -> Node:
     if otherwise is not None:
         children.append(otherwise)
     return Node(v.CASE_WHEN, {}, children)
+
+
+def _if(text: str) -> Node | None:
+    """`if (predicate) a else b` (Catalyst's `If`): the predicate's group, then the values split
+    at the `else` of this `if` (one that a nested `if` in the first value does not take)."""
+    close = _group_end(text, len("if "))
+    if close < 0:
+        return None
+    rest = text[close + 1 :]
+    nested, index, depth, quote = 0, 0, 0, ""
+    while index < len(rest):
+        char = rest[index]
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"`":
+            quote = char
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif depth == 0 and rest.startswith(" if (", index):
+            nested += 1
+        elif depth == 0 and rest.startswith(" else ", index):
+            if nested == 0:
+                values = [rest[:index], rest[index + len(" else ") :]]
+                predicate = parse(text[len("if ") + 1 : close])
+                return Node(v.IF, {}, [predicate, *(parse(value) for value in values)])
+            nested -= 1
+        index += 1
+    return None
+
+
+def _group_end(text: str, start: int) -> int:
+    """The index of the bracket closing the group that opens at `start` (-1: none)."""
+    depth, quote = 0, ""
+    for index in range(start, len(text)):
+        char = text[index]
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"`":
+            quote = char
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+            if depth == 0:
+                return index
+    return -1
 
 
 def _function(name: str, args_text: str) -> Node:

@@ -14,11 +14,11 @@ attribute holds which function's result: that is read from the formatted plan de
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from plumbline.eventlogs.expressions import attribute, parse, parse_list, split_top
+from plumbline.eventlogs.expressions import attribute, enclosed, parse, parse_list, split_top
 from plumbline.spark.surface import TRUNCATED, Node
 from plumbline.spark.surface import vocabulary as v
 
@@ -124,6 +124,10 @@ class _Converter:
                 self.aggregates[(values["Keys"], values["Functions"])] = values
         self.scans: dict[int, Scan] = {}
         self.truncated = 0
+        # the order of each partition-local sort (`Sort [...], false`): the planner's, when an
+        # operator above needs its rows in that order (a window, a sort-merge join)
+        self.local_sorts: dict[int, list[str]] = {}
+        self.filters: dict[int, str] = {}  # each Filter's condition, as the plan string gives it
 
     def convert(self, info: dict[str, Any]) -> Node:
         children = [self.convert(child) for child in info.get("children") or []]
@@ -145,22 +149,36 @@ class _Converter:
             return Node(v.LOCAL_RELATION, {"output": _bracketed_attributes(text)}, [])
         if name.startswith(v.SCAN_EXEC_PREFIXES) or text.startswith(v.FILE_SCAN_STRING):
             return self._scan(info, text)
+        if name == v.CACHED_SCAN:  # the columns it reads of the cached plan (its child)
+            return Node(v.CACHED_SCAN, {"output": _bracketed_attributes(text)}, children)
         if name == v.PROJECT:
-            return Node(v.PROJECT, {"projectList": parse_list(body)}, children)
+            children, found = _with_subqueries(info, body, children)
+            return Node(v.PROJECT, {"projectList": found(parse_list)}, children)
         if name == v.FILTER:
-            return Node(v.FILTER, {"condition": parse(body)}, children)
+            children, found = _with_subqueries(info, body, children)
+            node = Node(v.FILTER, {"condition": found(parse)}, children)
+            self.filters[id(node)] = body
+            return node
         if name in v.AGGREGATE_EXECS:
-            return self._aggregate(body, children)
+            return self._aggregate(name, body, children)
         if name in v.JOIN_EXECS:
-            return self._join(body, children)
+            return self._join(name, body, children)
         if name in v.SORT_EXECS:
             args = split_top(body)
-            return Node(v.SORT, {"order": parse_list(args[0]) if args else []}, children)
+            node = Node(v.SORT, {"order": parse_list(args[0]) if args else []}, children)
+            if name == v.SORT and len(args) > 1 and args[1] == "false":
+                self.local_sorts[id(node)] = _items(args[0])
+            return node
         if name == v.WINDOW:
             args = split_top(body)
+            if len(args) >= 3:  # sorted by its partition keys, then its order
+                order = [f"{key} {v.ASCENDING}" for key in _items(args[1])] + _items(args[2])
+                children = [self._unsorted(child, order) for child in children]
             return Node(
                 v.WINDOW, {"windowExpressions": parse_list(args[0]) if args else []}, children
             )
+        if name in v.PYTHON_EVALS:
+            return _python_eval(name, body, children)
         if name == v.UNION:
             return Node(v.UNION, {}, children)
         if name == v.EXPAND:
@@ -190,13 +208,17 @@ class _Converter:
         self.scans[id(node)] = scan
         return node
 
-    def _aggregate(self, body: str, children: list[Node]) -> Node:
+    def _aggregate(self, name: str, body: str, children: list[Node]) -> Node:
+        # `HashAggregate(keys=[...], ...)`, `SortAggregate(key=[...], ...)`
         match = re.match(
-            r"^\(keys=(\[.*?\]), functions=(\[.*\])(?:, output=(\[.*\]))?\)$", body, re.S
+            r"^\(keys?=(\[.*?\]), functions=(\[.*\])(?:, output=(\[.*\]))?\)$", body, re.S
         )
         if match is None:
             return Node(v.AGGREGATE, {}, children)
         keys, functions = match.group(1), match.group(2)
+        if name == v.SORT_AGGREGATE:  # its rows sorted by its keys first
+            order = [f"{key} {v.ASCENDING}" for key in _items(keys)]
+            children = [self._unsorted(child, order) for child in children]
         grouping = parse_list(keys)
         calls = parse_list(functions)
         details = self.aggregates.get((keys, functions))
@@ -219,14 +241,129 @@ class _Converter:
         )
         return Node(v.PROJECT, {"projectList": results}, [inner])
 
-    def _join(self, body: str, children: list[Node]) -> Node:
+    def _unsorted(self, node: Node, order: list[str]) -> Node:
+        """`node` without the sort the planner put under an operator that needs rows in `order`
+        (found through operators that keep the order: code generation, adapters, query stages)."""
+        if node.name == v.SORT and self.local_sorts.get(id(node)) == order and node.children:
+            return node.children[0]
+        if not node.fields and len(node.children) == 1:
+            node.children[0] = self._unsorted(node.children[0], order)
+        return node
+
+    def _without_checks(self, node: Node, checks: set[str]) -> Node:
+        """`node` without the `isnotnull(key)` conditions (`checks`) of the Filter under a join
+        whose equality on that key drops rows with a null key anyway: the optimizer adds them
+        (its inferred filters), so they change no row and are not the query's filters. Found
+        through operators that pass rows on (code generation, adapters, exchanges, stages, a
+        projection that only keeps columns)."""
+        condition = self.filters.get(id(node))
+        if condition is not None and node.children:
+            kept = [c for c in _conjuncts(condition) if c not in checks]
+            if not kept:
+                return node.children[0]
+            if len(kept) < len(_conjuncts(condition)):
+                node.fields["condition"] = Node(
+                    v.PARSED_OPERATOR, {"text": "AND"}, [parse(c) for c in kept]
+                )
+            return node
+        if len(node.children) == 1 and (not node.fields or _keeps_columns(node)):
+            node.children[0] = self._without_checks(node.children[0], checks)
+        return node
+
+    def _join(self, name: str, body: str, children: list[Node]) -> Node:
         args = split_top(body)
-        join_type = next((a for a in args if _JOIN_TYPES.match(a)), "Inner")
+        if name == v.SORT_MERGE_JOIN and len(args) >= 2 and len(children) == 2:
+            orders = [[f"{key} {v.ASCENDING}" for key in _items(a)] for a in args[:2]]
+            children = [self._unsorted(c, o) for c, o in zip(children, orders, strict=True)]
+        join_type = next((a for a in args if _JOIN_TYPES.match(a)), v.INNER_JOIN)
+        if name in v.EQUI_JOIN_EXECS and len(args) >= 2 and len(children) == 2:
+            sides = v.NULL_KEYS_DROPPED.get(join_type, ())
+            for side in sides:
+                checks = {f"isnotnull({key})" for key in _items(args[side])}
+                children[side] = self._without_checks(children[side], checks)
         conditions = [parse(a) for a in args if "#" in a]
         fields: dict[str, Any] = {"joinType": join_type}
         if conditions:
             fields["condition"] = Node(v.PARSED_OPERATOR, {"text": "join"}, conditions)
         return Node(v.JOIN, fields, children)
+
+
+def _keeps_columns(node: Node) -> bool:
+    """Whether `node` is a projection that only keeps some of its input's columns."""
+    columns = node.fields.get("projectList")
+    return node.name == v.PROJECT and all(c.name == v.ATTRIBUTE_REFERENCE for c in columns or [])
+
+
+def _conjuncts(condition: str) -> list[str]:
+    """The conditions a Filter's `a AND b` joins, as the plan string gives them."""
+    text = condition.strip()
+    while text.startswith("(") and text.endswith(")") and enclosed(text, "(", ")"):
+        parts = split_top(text[1:-1], " AND ")
+        if len(parts) == 1:
+            text = parts[0]
+            continue
+        return [c for part in parts for c in _conjuncts(part)]
+    parts = split_top(text, " AND ")
+    if len(parts) > 1:
+        return [c for part in parts for c in _conjuncts(part)]
+    return [text]
+
+
+_SUBQUERY = "__subquery_"  # the name of a subquery's stand-in attribute while it is parsed
+
+
+def _with_subqueries(
+    info: dict[str, Any], body: str, children: list[Node]
+) -> tuple[list[Node], Callable[[Callable[[str], Any]], Any]]:
+    """An operator's children less the subqueries its expressions run (`Subquery subquery#5,
+    [id=#9]`: a child of its own in the log), and a function parsing `body` with `parse_with`
+    where each names its plan as a `ScalarSubquery` (whose value is its plan's first column)."""
+    kept: list[Node] = []
+    plans: dict[str, Node] = {}
+    for raw, child in zip(info.get("children") or [], children, strict=False):
+        if str(raw.get("nodeName", "")).strip() in v.SUBQUERY_EXECS:
+            body = body.replace(str(raw.get("simpleString", "")), f"{_SUBQUERY}{len(plans)}#0")
+            plans[f"{_SUBQUERY}{len(plans)}"] = child
+        else:
+            kept.append(child)
+
+    def stand_in(node: Node) -> Node:
+        plan = plans.get(str(node.fields.get("name"))) if node.name in v.ATTRIBUTES else None
+        if plan is not None:
+            return Node(v.SCALAR_SUBQUERY, {"plan": plan})
+        node.children = [stand_in(child) for child in node.children]
+        return node
+
+    def parsed(parse_with: Callable[[str], Any]) -> Any:
+        found = parse_with(body)
+        if not plans:
+            return found
+        return [stand_in(n) for n in found] if isinstance(found, list) else stand_in(found)
+
+    return kept, parsed
+
+
+def _items(text: str) -> list[str]:
+    """The items of a bracketed list as the plan string gives them (`[a#1, b#2 DESC]`)."""
+    text = text.strip()
+    return split_top(text[1:-1]) if text.startswith("[") and text.endswith("]") else []
+
+
+_PYTHON_UDF = re.compile(r"^(?P<name>.+?)\((?P<args>.*)\)#\d+L?$", re.S)
+
+
+def _python_eval(name: str, body: str, children: list[Node]) -> Node:
+    """`BatchEvalPython [f(a#1)#5], [pythonUDF0#9]`: each UDF (`name(arguments)#id`) computes
+    the result attribute at its position (the logical node's `udfs` and `resultAttrs`)."""
+    args = split_top(body)
+    if len(args) < 2:
+        return Node(name, {}, children)
+    udfs = []
+    for text in _items(args[0]):
+        match = _PYTHON_UDF.match(text)
+        arguments = [parse(a) for a in split_top(match["args"])] if match else [parse(text)]
+        udfs.append(Node(v.PYTHON_UDF, {"name": match["name"] if match else text}, arguments))
+    return Node(name, {"udfs": udfs, "resultAttrs": parse_list(args[1])}, children)
 
 
 def _expand(body: str, children: list[Node]) -> Node:

@@ -532,6 +532,26 @@ def _python_eval(walker: LineageWalker, plan: Node, outputs: list[list[Node]]) -
     return _first(outputs) + results
 
 
+@plan_kind(v.CACHED_SCANS)
+def _cached_scan(walker: LineageWalker, plan: Node, outputs: list[list[Node]]) -> list[Node]:
+    """A scan of cached data (event logs): the columns it names, of the cached plan under it.
+
+    A cache serves every query whose plan matches the cached one, under that query's own
+    expression ids: a column the cached plan does not output by id is its column of that name.
+    """
+    attributes = plan.trees("output")
+    below = _first(outputs)
+    known = {a.expr_id() for a in below}
+    by_name: dict[str, list[Node]] = {}
+    for attribute in below:
+        by_name.setdefault(str(attribute.fields.get("name")), []).append(attribute)
+    for attribute in attributes:
+        same = by_name.get(str(attribute.fields.get("name")), [])
+        if attribute.expr_id() not in known and len(same) == 1:
+            walker.define(attribute, walker.attribute_deps(same[0]))
+    return attributes
+
+
 @plan_kind(v.MERGE_ROWS)
 def _merge_rows(walker: LineageWalker, plan: Node, outputs: list[list[Node]]) -> list[Node]:
     """A MERGE's rows (Spark's row-level rewrite): output column i takes column i of every kept

@@ -65,6 +65,15 @@ JOIN = "Join"
 JOINS = frozenset({JOIN})  # `condition` joins two inputs of type `joinType`
 # join types whose output is the left side only
 LEFT_ONLY_JOIN_TYPES = ("LeftSemi", "LeftAnti")
+# the sides (0 left, 1 right) whose rows with a null key an equi-join of each type never outputs
+INNER_JOIN = "Inner"
+NULL_KEYS_DROPPED = {
+    INNER_JOIN: (0, 1),
+    "LeftSemi": (0, 1),
+    "LeftAnti": (1,),
+    "LeftOuter": (1,),
+    "RightOuter": (0,),
+}
 SORT = "Sort"
 SORTS = frozenset({SORT})  # `order`
 WINDOW = "Window"
@@ -84,6 +93,12 @@ WITH_CTES = frozenset({"WithCTE"})  # definitions first, the query that uses the
 LATERAL_JOINS = frozenset({"LateralJoin"})
 # Python UDFs evaluated apart (optimized plans): `udfs` compute `resultAttrs`, one each
 PYTHON_EVALS = frozenset({"BatchEvalPython", "ArrowEvalPython"})
+PYTHON_UDF = "PythonUDF"  # one of their `udfs`: a function of its arguments
+# an executed scan of cached data (event logs: `InMemoryTableScan [name#2]`): its `output`
+# columns, of the cached plan under it (by expression id, else by name when the cache served
+# another query whose columns have other ids)
+CACHED_SCAN = "InMemoryTableScan"
+CACHED_SCANS = frozenset({CACHED_SCAN})
 
 # -- expressions --------------------------------------------------------------------------------
 
@@ -399,7 +414,7 @@ WRITE_EXEC_PREFIXES = (
 # `nodeName()` prefixes and names of executed scans, and the suffix of adaptive query stages.
 SCAN_EXEC_PREFIXES = ("Scan ", "BatchScan ")
 # a micro-batch's scan of a DataSource V2 stream (Kafka): its numOutputRows are the rows it read
-SCAN_EXECS = frozenset({"InMemoryTableScan", "MicroBatchScan"})
+SCAN_EXECS = frozenset({CACHED_SCAN, "MicroBatchScan"})
 QUERY_STAGE_SUFFIX = "QueryStage"
 ADAPTIVE_PLAN = "AdaptiveSparkPlan"
 # Spark 4.0+: the final stage of an adaptive plan, wrapping its root (a write's command node).
@@ -415,17 +430,24 @@ V2_WRITE_EXECS = (
     *V2_WRITES,
     *(V2_EXEC_PREFIX + name for name in ("CreateTableAsSelect", "ReplaceTableAsSelect")),
 )
-AGGREGATE_EXECS = frozenset({"HashAggregate", "SortAggregate", "ObjectHashAggregate"})
+SORT_AGGREGATE = "SortAggregate"  # sorts its rows by its keys (`ASCENDING`) first
+AGGREGATE_EXECS = frozenset({"HashAggregate", SORT_AGGREGATE, "ObjectHashAggregate"})
+SORT_MERGE_JOIN = "SortMergeJoin"  # sorts both sides by their keys (`ASCENDING`) first
+ASCENDING = "ASC NULLS FIRST"  # the order the planner sorts by for a window or a merge join
 JOIN_EXECS = frozenset(
     {
-        "SortMergeJoin",
+        SORT_MERGE_JOIN,
         "BroadcastHashJoin",
         "ShuffledHashJoin",
         "BroadcastNestedLoopJoin",
         "CartesianProduct",
     }
 )
+# joins on key equality (`[left keys], [right keys], JoinType, ...`)
+EQUI_JOIN_EXECS = frozenset({SORT_MERGE_JOIN, "BroadcastHashJoin", "ShuffledHashJoin"})
 SORT_EXECS = frozenset({SORT, "TakeOrderedAndProject"})
+# a subquery an operator's expression runs: a child of that operator in a logged plan
+SUBQUERY_EXECS = frozenset({"Subquery", "ReusedSubquery"})
 # Operators named like their logical node (Project, Filter, Window, Union, Expand, Generate) need
 # no name of their own. Scans of in-memory rows, by name and by prefix:
 LOCAL_SCAN_EXECS = frozenset({"LocalTableScan", "Scan OneRowRelation"})
