@@ -12,8 +12,9 @@ import pytest
 from model_mirror import ANALYSIS_MODEL_MODULES, Walk, analysis_models, response_models
 from pydantic import BaseModel
 
-from plumbline.server.api import models
+from plumbline.server.api import failed_runs, models
 from plumbline.server.api.run_analysis_models import RootCause, RunSide
+from plumbline.store.read import failed_runs as failed_run_records
 from plumbline.store.read import records
 
 PAIRS: list[tuple[type, type[BaseModel]]] = [
@@ -68,6 +69,8 @@ PAIRS: list[tuple[type, type[BaseModel]]] = [
     (records.UpstreamRunLineage, models.UpstreamRunLineage),
     (records.LineageMetric, models.LineageMetric),
     (records.IntervalMetric, models.IntervalMetric),
+    (failed_run_records.FailedRun, failed_runs.FailedRun),
+    (failed_run_records.FailedRunPage, failed_runs.FailedRunList),
 ]
 
 
@@ -78,11 +81,23 @@ def test_model_has_the_records_fields(record: type, model: type[BaseModel]) -> N
 
 
 def test_every_record_is_mirrored() -> None:
-    defined = {
-        value
-        for value in vars(records).values()
-        if isinstance(value, type) and value.__module__ == records.__name__
-    }
+    """Every typed record a module of ``plumbline.store.read`` defines (``records``, and those a
+    route answers from elsewhere, such as ``failed_runs``) has its response model here."""
+    import importlib
+    import pkgutil
+    from typing import is_typeddict
+
+    import plumbline.store.read as read
+
+    defined = set()
+    for info in pkgutil.iter_modules(read.__path__):
+        module = importlib.import_module(f"{read.__name__}.{info.name}")
+        defined |= {
+            value
+            for value in vars(module).values()
+            if is_typeddict(value) and value.__module__ == module.__name__
+        }
+    assert records.RunSummary in defined  # the scan sees the records module
     assert defined == {record for record, _ in PAIRS}
 
 
