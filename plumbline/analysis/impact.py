@@ -28,6 +28,7 @@ from plumbline.analysis.model import (
     LastVersion,
     Transformation,
 )
+from plumbline.openlineage.confidence import RANK, at_least, completeness_of
 from plumbline.store import (
     InvalidArgumentError,
     NodeId,
@@ -47,6 +48,7 @@ from plumbline.store.read import impact as q
 MAX_DEPTH = 50
 DIRECTIONS = ("downstream", "upstream")
 NODE_TYPES = ("DATASET", "JOB", "DATASET_FIELD")
+MIN_CONFIDENCE = ("partial", "complete")  # what minConfidence accepts (inferred: every edge)
 
 K = TypeVar("K", bound=Hashable)
 
@@ -72,17 +74,24 @@ def impact(
     namespaces: Iterable[str] | None = None,
     types: Iterable[str] | None = None,
     since: datetime | None = None,
+    min_confidence: str | None = None,
     visible_to: VisibleTo = None,
 ) -> ImpactResult:
     """Everything ``direction`` of ``node_id`` within ``depth`` edges (default and cap: 50).
 
     ``namespaces``/``types`` keep only nodes of those namespaces / node types in the answer (the
-    walk still goes through the others); ``since`` takes only edges seen since then. At most
+    walk still goes through the others); ``since`` takes only edges seen since then;
+    ``min_confidence`` (``partial`` or ``complete``) only edges at least that complete, so a node
+    reached through a less complete edge only is not listed. At most
     ``max_nodes`` nodes are walked, the nearest first; ``truncated`` says the cap cut the answer.
     """
     if direction not in DIRECTIONS:
         raise InvalidArgumentError(f"direction must be downstream or upstream, got {direction!r}")
     depth = check_depth(depth)
+    if min_confidence is not None and min_confidence not in MIN_CONFIDENCE:
+        raise InvalidArgumentError(
+            f"minConfidence must be partial or complete, got {min_confidence!r}"
+        )
     kinds = None if types is None else set(types)
     if kinds is not None and not kinds <= set(NODE_TYPES):
         bad = sorted(kinds - set(NODE_TYPES))
@@ -92,10 +101,11 @@ def impact(
     node = resolve_node_id(conn, node_id)
     downstream = direction == "downstream"
     cap = max(max_nodes, 1)
+    keep = _kept(min_confidence)
     if node.kind == "DATASET_FIELD":
-        graph = _field_graph(conn, node, downstream, depth, cap, since, visible_to)
+        graph = _field_graph(conn, node, downstream, depth, cap, since, visible_to, keep)
     else:
-        graph = _table_graph(conn, node, downstream, depth, cap, since, visible_to)
+        graph = _table_graph(conn, node, downstream, depth, cap, since, visible_to, keep)
     return graph.result(
         node_id=str(node).split("#", 1)[0],
         direction=direction,
@@ -104,6 +114,13 @@ def impact(
         namespaces=None if namespaces is None else set(namespaces),
         types=kinds,
     )
+
+
+def _kept(minimum: str | None) -> Callable[[str | None], bool]:
+    """Which stored completeness an edge must have to be walked."""
+    if minimum is None:
+        return lambda _: True
+    return lambda completeness: at_least(completeness, minimum)
 
 
 class _Graph:
@@ -211,6 +228,7 @@ def _table_graph(
     cap: int,
     since: datetime | None,
     visible_to: VisibleTo,
+    keep: Callable[[str | None], bool],
 ) -> _Graph:
     """Datasets and jobs ``depth`` edges around a dataset or a job."""
     if node.kind == "JOB":
@@ -237,6 +255,7 @@ def _table_graph(
     if node.kind == "JOB":
         jobs.setdefault(start_pk, 0)
     edges = q.job_edges(conn, sorted(jobs), since) if jobs else []
+    edges = [e for e in edges if keep(e.completeness)]
 
     # data flows input dataset -> job -> output dataset; walk it forwards or backwards
     neighbours: dict[tuple[str, int], list[tuple[str, int]]] = defaultdict(list)
@@ -290,7 +309,8 @@ def _table_graph(
         dataset, job = ("D", e.dataset_id), ("J", e.job_id)
         if dataset in distance and job in distance:
             pair = (dataset, job) if e.direction == "input" else (job, dataset)
-            graph.edges.append(ImpactEdge(text[pair[0]], text[pair[1]]))
+            known = completeness_of(e.completeness)
+            graph.edges.append(ImpactEdge(text[pair[0]], text[pair[1]], completeness=known))
     return graph
 
 
@@ -302,6 +322,7 @@ def _field_graph(
     cap: int,
     since: datetime | None,
     visible_to: VisibleTo,
+    keep: Callable[[str | None], bool],
 ) -> _Graph:
     """Fields ``depth`` hops along column lineage from one field."""
     dataset = dataset_pk(conn, node.namespace, node.name, visible_to=visible_to)
@@ -319,12 +340,17 @@ def _field_graph(
     edges = [
         e
         for e in q.field_edges_among(conn, sorted(fields), since)
-        if e.input_field_id in info and e.output_field_id in info
+        if e.input_field_id in info and e.output_field_id in info and keep(e.completeness)
     ]
     text = {pk: field_node(f.namespace, f.dataset, f.field) for pk, f in info.items()}
     by_pair: dict[tuple[int, int], set[Transformation]] = defaultdict(set)
+    best: dict[tuple[int, int], str] = {}
     for e in edges:
-        by_pair[(e.input_field_id, e.output_field_id)].add(Transformation(e.type, e.subtype))
+        pair = (e.input_field_id, e.output_field_id)
+        by_pair[pair].add(Transformation(e.type, e.subtype))
+        known = completeness_of(e.completeness)
+        if pair not in best or RANK[known] > RANK[best[pair]]:
+            best[pair] = known
     neighbours: dict[int, list[int]] = defaultdict(list)
     direct: dict[int, list[int]] = defaultdict(list)
     for (source, target), kinds in by_pair.items():
@@ -372,5 +398,6 @@ def _field_graph(
     for (source, target), kinds in by_pair.items():
         if source in distance and target in distance:
             ordered = tuple(sorted(kinds, key=lambda t: (t.type, t.subtype)))
-            graph.edges.append(ImpactEdge(text[source], text[target], ordered))
+            known = best[(source, target)]
+            graph.edges.append(ImpactEdge(text[source], text[target], ordered, known))
     return graph

@@ -87,9 +87,14 @@ class ImpactEdge:
     origin: str
     destination: str
     transformations: tuple[Transformation, ...] = ()
+    completeness: str = "inferred"  # how complete its producer said it is (issue 31 §2)
 
     def to_json(self) -> dict[str, Any]:
-        doc: dict[str, Any] = {"origin": self.origin, "destination": self.destination}
+        doc: dict[str, Any] = {
+            "origin": self.origin,
+            "destination": self.destination,
+            "completeness": self.completeness,
+        }
         if self.transformations:
             doc["transformations"] = [t.to_json() for t in self.transformations]
         return doc

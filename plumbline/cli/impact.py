@@ -35,6 +35,11 @@ from plumbline.cli.since import since_option
     help="List only nodes of this type (repeatable).",
 )
 @since_option("Walk only edges seen at or after this time")
+@click.option(
+    "--min-confidence",
+    type=click.Choice(["partial", "complete"]),
+    help="Walk only edges at least this complete (inferred < partial < complete).",
+)
 @format_option("table", "json", "csv")
 @server_options
 def impact(
@@ -44,6 +49,7 @@ def impact(
     namespace: tuple[str, ...],
     types: tuple[str, ...],
     since: str | None,
+    min_confidence: str | None,
     output_format: str,
     url: str,
     api_key: str | None,
@@ -60,6 +66,7 @@ def impact(
         "namespace": list(namespace) or None,
         "type": [t.upper() for t in types] or None,
         "since": since,
+        "minConfidence": min_confidence,
         "format": "csv" if output_format == "csv" else "json",
     }
     show(get(url, api_key, timeout, "/api/v1/impact", params), output_format, print_impact)

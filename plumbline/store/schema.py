@@ -307,6 +307,10 @@ job_dataset_edges = sa.Table(
     sa.Column("first_seen", Timestamp, nullable=False),
     sa.Column("last_seen", Timestamp, nullable=False),
     sa.Column("run_count", sa.BigInteger, nullable=False, server_default="1"),
+    # how the edge is known (issue 31 §2): the latest reporter and the completeness it stated
+    sa.Column("edge_source", sa.String(64), nullable=True),
+    sa.Column("completeness", sa.String(16), nullable=True),
+    sa.Column("completeness_reasons", Json, nullable=True),
     sa.PrimaryKeyConstraint("job_id", "dataset_id", "direction"),
     sa.Index(None, "dataset_id", "direction", "job_id"),
 )
@@ -324,6 +328,10 @@ column_lineage_edges = sa.Table(
     sa.Column("masking", sa.Boolean, nullable=False, server_default=sa.false()),
     sa.Column("first_seen", Timestamp, nullable=False),
     sa.Column("last_seen", Timestamp, nullable=False),  # to the hour
+    # how the edge is known (issue 31 §2): the latest reporter and the completeness it stated
+    sa.Column("edge_source", sa.String(64), nullable=True),
+    sa.Column("completeness", sa.String(16), nullable=True),
+    sa.Column("completeness_reasons", Json, nullable=True),
     sa.UniqueConstraint(
         "output_field_id", "input_field_id", "transformation_type", "transformation_subtype"
     ),
@@ -344,6 +352,10 @@ column_dataset_edges = sa.Table(
     sa.Column("masking", sa.Boolean, nullable=False, server_default=sa.false()),
     sa.Column("first_seen", Timestamp, nullable=False),
     sa.Column("last_seen", Timestamp, nullable=False),  # to the hour
+    # how the edge is known (issue 31 §2): the latest reporter and the completeness it stated
+    sa.Column("edge_source", sa.String(64), nullable=True),
+    sa.Column("completeness", sa.String(16), nullable=True),
+    sa.Column("completeness_reasons", Json, nullable=True),
     sa.UniqueConstraint(
         "output_dataset_id", "input_field_id", "transformation_type", "transformation_subtype"
     ),

@@ -95,6 +95,15 @@ def world(make_server: Any, db_url: str) -> dict[str, Any]:
             at=2,
         ),
     ]
+    # load's producer states its lineage complete (issue 31 §2); the others state nothing
+    events[1]["run"]["facets"] = {
+        "plumbline_completeness": {
+            "_producer": PRODUCER,
+            "_schemaURL": "https://example.com/completeness.json",
+            "completeness": "complete",
+            "reasons": [],
+        }
+    }
     root = {"Authorization": f"Bearer {admin}"}
     response = httpx.post(f"{server.url}/api/v1/lineage", json=events, headers=root)
     assert response.status_code == 201, response.text
@@ -140,9 +149,9 @@ def test_impact_of_a_dataset_over_http(world: dict[str, Any]) -> None:
     load = body["nodes"][1]
     assert load["lastRun"]["state"] == "COMPLETED"
     assert body["nodes"][2]["lastVersion"]["runId"] == load["lastRun"]["id"]
-    assert {"origin": "job:team_a:load", "destination": "dataset:file:/data/shared"} in body[
-        "edges"
-    ]
+    assert ("job:team_a:load", "dataset:file:/data/shared") in {
+        (e["origin"], e["destination"]) for e in body["edges"]
+    }
     assert body["hiddenNodes"] == 0 and body["truncated"] is False
     up = _get(world, "admin", nodeId="job:team_b:report", direction="upstream", depth=2).json()
     assert [n["id"] for n in up["nodes"]] == [
@@ -182,6 +191,41 @@ def test_a_limited_token_lists_what_it_may_read_and_counts_the_rest(
     assert "team_b" not in json.dumps(body)
     missing = _get(world, "limited", nodeId="job:team_b:report")
     assert missing.status_code == 404
+
+
+def test_min_confidence_keeps_only_such_paths_over_http(world: dict[str, Any]) -> None:
+    every = _get(world, "admin", nodeId="dataset:file:/data/a_in").json()
+    assert {(e["origin"], e["completeness"]) for e in every["edges"]} == {
+        ("dataset:file:/data/a_in", "complete"),
+        ("job:team_a:load", "complete"),
+        ("dataset:file:/data/shared", "inferred"),
+        ("job:team_b:report", "inferred"),
+    }
+    body = _get(world, "admin", nodeId="dataset:file:/data/a_in", minConfidence="complete").json()
+    _validate(world, body)
+    assert [n["id"] for n in body["nodes"]] == [
+        "dataset:file:/data/a_in",
+        "job:team_a:load",
+        "dataset:file:/data/shared",
+    ]
+    bad = _get(world, "admin", nodeId="dataset:file:/data/a_in", minConfidence="inferred")
+    assert bad.status_code == 400
+    cli = _cli(world, "dataset:file:/data/a_in", "--min-confidence", "complete", "--format", "json")
+    assert cli.exit_code == 0, cli.output
+    assert [n["id"] for n in json.loads(cli.output)["nodes"]][-1] == "dataset:file:/data/shared"
+    graph = _get(world, "admin", "lineage", nodeId="dataset:file:/data/shared", depth=1).json()
+    edges = {(e["origin"], e["destination"]): e for n in graph["graph"] for e in n["outEdges"]}
+    load = edges[("job:team_a:load", "dataset:file:/data/shared")]
+    assert (load["edgeSource"], load["completeness"], load["completenessReasons"]) == (
+        "producer:producer",
+        "complete",
+        [],
+    )
+    report = edges[("job:team_b:report", "dataset:file:/data/b_out")]
+    assert report["completeness"] == "inferred"
+    assert report["completenessReasons"] == [
+        "unattested: producer:producer does not state how complete its lineage is"
+    ]
 
 
 def test_csv_over_http(world: dict[str, Any]) -> None:

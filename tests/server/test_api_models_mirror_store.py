@@ -55,6 +55,8 @@ PAIRS: list[tuple[type, type[BaseModel]]] = [
     (records.JobVersion, models.JobVersion),
     (records.JobVersionPage, models.JobVersionList),
     (records.Edge, models.Edge),
+    (records.Confidence, models.Confidence),
+    (records.LineageEdge, models.LineageEdge),
     (records.LineageNode, models.LineageNode),
     (records.LineageGraph, models.LineageGraph),
     (records.Transformation, models.Transformation),

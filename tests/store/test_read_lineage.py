@@ -23,6 +23,11 @@ def node(graph: dict[str, Any], node_id: str) -> dict[str, Any]:
     return next(n for n in graph["graph"] if n["id"] == node_id)
 
 
+def ends(edges: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """A graph's edges by their ends alone (their confidence is tested apart)."""
+    return [{"origin": e["origin"], "destination": e["destination"]} for e in edges]
+
+
 @pytest.fixture
 def chain(engine: sa.Engine) -> sa.Engine:
     """raw -> j1 -> a -> j2 -> b -> j3 -> c -> j4 -> d, plus a cycle x -> jx -> y -> jy -> x."""
@@ -49,8 +54,8 @@ def test_job_at_depth_zero_is_the_job_with_its_datasets(chain: sa.Engine) -> Non
     assert graph["truncated"] is False
     job = node(graph, "job:ns:j2")
     assert job["type"] == "JOB"
-    assert job["inEdges"] == [{"origin": "dataset:ns:a", "destination": "job:ns:j2"}]
-    assert job["outEdges"] == [{"origin": "job:ns:j2", "destination": "dataset:ns:b"}]
+    assert ends(job["inEdges"]) == [{"origin": "dataset:ns:a", "destination": "job:ns:j2"}]
+    assert ends(job["outEdges"]) == [{"origin": "job:ns:j2", "destination": "dataset:ns:b"}]
     assert node(graph, "dataset:ns:a")["inEdges"] == []
     assert node(graph, "dataset:ns:a")["outEdges"] == job["inEdges"]
     assert node(graph, "dataset:ns:b")["inEdges"] == job["outEdges"]
@@ -85,10 +90,10 @@ def test_depth_counts_job_hops_both_ways(chain: sa.Engine) -> None:
 def test_dataset_starts_from_its_writers_and_readers(chain: sa.Engine) -> None:
     graph = lineage(chain, "dataset:ns:b", 0)
     assert ids(graph) == ["dataset:ns:a", "dataset:ns:b", "dataset:ns:c", "job:ns:j2", "job:ns:j3"]
-    assert node(graph, "dataset:ns:b")["inEdges"] == [
+    assert ends(node(graph, "dataset:ns:b")["inEdges"]) == [
         {"origin": "job:ns:j2", "destination": "dataset:ns:b"}
     ]
-    assert node(graph, "dataset:ns:b")["outEdges"] == [
+    assert ends(node(graph, "dataset:ns:b")["outEdges"]) == [
         {"origin": "dataset:ns:b", "destination": "job:ns:j3"}
     ]
 
@@ -133,7 +138,7 @@ def test_the_graph_is_connected_within_the_depth_siblings_included(siblings: sa.
         "job:ns:e",  # writes y, which sibling b writes
         "job:ns:f",
     ]
-    assert node(graph, "dataset:ns:y")["inEdges"] == [
+    assert ends(node(graph, "dataset:ns:y")["inEdges"]) == [
         {"origin": "job:ns:b", "destination": "dataset:ns:y"},
         {"origin": "job:ns:e", "destination": "dataset:ns:y"},
     ]
@@ -150,7 +155,7 @@ def test_cycle_terminates_with_each_node_once(chain: sa.Engine) -> None:
     graph = lineage(chain, "job:ns:jx", 50)
     assert ids(graph) == ["dataset:ns:x", "dataset:ns:y", "job:ns:jx", "job:ns:jy"]
     assert graph["truncated"] is False
-    assert node(graph, "dataset:ns:x")["inEdges"] == [
+    assert ends(node(graph, "dataset:ns:x")["inEdges"]) == [
         {"origin": "job:ns:jy", "destination": "dataset:ns:x"}
     ]
 

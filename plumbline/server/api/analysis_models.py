@@ -58,6 +58,10 @@ class ImpactNode(Model):
 class ImpactEdge(Model):
     origin: str
     destination: str
+    completeness: Literal["inferred", "partial", "complete"] = Field(
+        description="how complete the edge's producer said its lineage is: inferred < partial "
+        "< complete (a column-mode edge: the best of its transformations)"
+    )
     transformations: list[ImpactTransformation] | None = Field(
         default=None, description="column mode: the edge's transformations"
     )

@@ -82,6 +82,13 @@ def get_impact(
     since: Annotated[
         Timestamp | None, Query(description="Walk only edges seen at or after this time")
     ] = None,
+    minConfidence: Annotated[
+        Literal["partial", "complete"] | None,
+        Query(
+            description="Walk only edges at least this complete (inferred < partial < complete): "
+            "keeps only such paths"
+        ),
+    ] = None,
     format: Format = "json",  # noqa: A002
     cap: Annotated[int, Depends(max_graph_nodes)],
     rows: WorkRows,
@@ -97,6 +104,7 @@ def get_impact(
             namespaces=namespace,
             types=type,
             since=utc(since),
+            min_confidence=minConfidence,
             visible_to=principal.namespaces,
         )
         if format == "csv":

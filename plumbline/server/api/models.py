@@ -307,12 +307,31 @@ class Edge(Model):
     destination: str
 
 
+Completeness = Literal["inferred", "partial", "complete"]
+
+
+class Confidence(Model):
+    """How an edge is known (plumbline additions, issue 31 §2)."""
+
+    edgeSource: str | None = Field(
+        description="who reported the edge most recently: capture, eventLog, declared or "
+        "producer:<name> (null: recorded before edges kept their confidence)"
+    )
+    completeness: Completeness = Field(description="inferred < partial < complete")
+    completenessReasons: list[str] = Field(description='why it is not complete: "<kind>: <detail>"')
+    lastSeen: str | None = Field(description="when the edge was last confirmed (event time)")
+
+
+class LineageEdge(Edge, Confidence):
+    """An edge of the job/dataset graph, with how it is known."""
+
+
 class LineageNode(Model):
     id: str = Field(description="dataset:NS:NAME or job:NS:NAME")
     type: Literal["DATASET", "JOB"]
     data: DatasetData | JobData | None
-    inEdges: list[Edge]
-    outEdges: list[Edge]
+    inEdges: list[LineageEdge]
+    outEdges: list[LineageEdge]
 
 
 class LineageGraph(Model):
@@ -339,6 +358,14 @@ class ColumnLineageInputField(Model):
     transformationDescription: str | None
     transformationType: str | None
     transformations: list[Transformation] = Field(description="plumbline addition")
+    edgeSource: str | None = Field(
+        description="plumbline addition: who reported the edge most recently (see Confidence)"
+    )
+    completeness: Completeness = Field(
+        description="plumbline addition: inferred < partial < complete"
+    )
+    completenessReasons: list[str] = Field(description="plumbline addition: why not complete")
+    lastSeen: str | None = Field(description="plumbline addition: when last confirmed")
 
 
 class ColumnLineageNodeData(Model):

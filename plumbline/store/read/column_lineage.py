@@ -16,6 +16,7 @@ from sqlalchemy.engine import Connection
 
 from plumbline.store import schema as s
 from plumbline.store.read.common import dataset_pk, job_pk
+from plumbline.store.read.confidence import confidence
 from plumbline.store.read.errors import InvalidArgumentError, NotFoundError
 from plumbline.store.read.idlist import in_ids
 from plumbline.store.read.nodeids import field_node, resolve_node_id
@@ -146,7 +147,7 @@ def _graph(conn: Connection, ids: set[int]) -> list[ColumnLineageNode]:
     # output field -> (input field, transformation); rows unpacked by position (attribute access
     # on a Row costs ~1 µs)
     inputs: dict[int, list[tuple[int, dict[str, Any]]]] = defaultdict(list)
-    for output, source, type_, subtype, description, masking in read_rows(
+    for output, source, type_, subtype, description, masking, *known in read_rows(
         conn, _edges_into(), {"ids": sorted(ids)}
     ):
         if source in fields:
@@ -155,6 +156,7 @@ def _graph(conn: Connection, ids: set[int]) -> list[ColumnLineageNode]:
                 "subtype": subtype,
                 "description": description,
                 "masking": bool(masking),
+                "_known": known,  # (last seen, source, completeness, reasons), taken out below
             }
             inputs[output].append((source, transformation))
     node_ids = {
@@ -173,6 +175,10 @@ def _graph(conn: Connection, ids: set[int]) -> list[ColumnLineageNode]:
         for source, transformations in sorted(grouped.items(), key=lambda kv: node_ids[kv[0]]):
             transformations.sort(key=lambda t: (t["type"], t["subtype"]))
             src = fields[source]
+            known = [t.pop("_known") for t in transformations]
+            last_seen, edge_source, completeness, reasons = max(
+                known, key=lambda k: (k[0] is not None, k[0] or 0)
+            )
             input_fields.append(
                 {
                     "namespace": src["namespace"],
@@ -182,6 +188,7 @@ def _graph(conn: Connection, ids: set[int]) -> list[ColumnLineageNode]:
                     "transformationDescription": transformations[0]["description"],
                     "transformationType": transformations[0]["type"],
                     "transformations": transformations,
+                    **confidence(edge_source, completeness, reasons, last_seen),
                 }
             )
         data = dict(field)

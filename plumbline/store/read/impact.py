@@ -30,6 +30,7 @@ class JobEdge(NamedTuple):
     job_id: int
     dataset_id: int
     direction: str
+    completeness: str | None  # as stored (None: not stated, i.e. inferred)
 
 
 class FieldEdge(NamedTuple):
@@ -39,6 +40,7 @@ class FieldEdge(NamedTuple):
     output_field_id: int
     type: str
     subtype: str
+    completeness: str | None  # as stored (None: not stated, i.e. inferred)
 
 
 class JobSummary(NamedTuple):
@@ -71,7 +73,7 @@ class FieldSummary(NamedTuple):
 def _job_edges_query(since: bool) -> sa.Select[Any]:
     e, d = s.job_dataset_edges, s.datasets
     query = (
-        sa.select(e.c.job_id, e.c.dataset_id, e.c.direction)
+        sa.select(e.c.job_id, e.c.dataset_id, e.c.direction, e.c.completeness)
         .join(d, d.c.id == e.c.dataset_id)
         .where(in_ids(e.c.job_id), d.c.is_hidden == sa.false())
     )
@@ -112,11 +114,11 @@ def field_edges_among(
     if since is not None:
         params["since"] = since
     out = []
-    for output, source, type_, subtype, _description, _masking in read_rows(
+    for output, source, type_, subtype, *rest in read_rows(
         conn, _field_edges_query(since is not None), params
     ):
         if source in ids:
-            out.append(FieldEdge(source, output, type_ or "", subtype or ""))
+            out.append(FieldEdge(source, output, type_ or "", subtype or "", rest[4]))
     return out
 
 

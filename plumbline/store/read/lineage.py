@@ -21,15 +21,17 @@ from sqlalchemy.engine import Connection
 
 from plumbline.store import schema as s
 from plumbline.store.read.common import dataset_pk, job_pk
+from plumbline.store.read.confidence import confidence
 from plumbline.store.read.datasets import datasets_by_pk
 from plumbline.store.read.errors import InvalidArgumentError
 from plumbline.store.read.idlist import in_ids
 from plumbline.store.read.jobs import jobs_by_pk
 from plumbline.store.read.nodeids import dataset_node, job_node, resolve_node_id
 from plumbline.store.read.records import (
+    Confidence,
     DatasetData,
-    Edge,
     JobData,
+    LineageEdge,
     LineageGraph,
     LineageNode,
     NodeRef,
@@ -47,6 +49,10 @@ _EDGES_OF_JOBS = (
         _EDGE.c.direction,
         _NAMESPACE.c.name.label("namespace"),
         _DATASET.c.name,
+        _EDGE.c.last_seen,
+        _EDGE.c.edge_source,
+        _EDGE.c.completeness,
+        _EDGE.c.completeness_reasons,
     )
     .join(_DATASET, _DATASET.c.id == _EDGE.c.dataset_id)
     .join(_NAMESPACE, _NAMESPACE.c.id == _DATASET.c.namespace_id)
@@ -63,15 +69,20 @@ class _JobEdge(NamedTuple):
     name: str
     direction: str
     dataset_id: int
+    confidence: Confidence
 
 
 def _job_datasets(conn: Connection, jobs: list[int]) -> dict[int, list[_JobEdge]]:
     """Every visible edge of each job, with the dataset's namespace and name, sorted."""
     out: dict[int, list[_JobEdge]] = defaultdict(list)
-    for job, dataset, direction, namespace, name in read_rows(conn, _EDGES_OF_JOBS, {"ids": jobs}):
-        out[job].append(_JobEdge(namespace, name, direction, dataset))
+    for job, dataset, direction, namespace, name, *known in read_rows(
+        conn, _EDGES_OF_JOBS, {"ids": jobs}
+    ):
+        last_seen, source, completeness, reasons = known
+        known_as = confidence(source, completeness, reasons, last_seen)
+        out[job].append(_JobEdge(namespace, name, direction, dataset, known_as))
     for edges in out.values():
-        edges.sort()
+        edges.sort(key=lambda e: (e.namespace, e.name, e.direction, e.dataset_id))
     return out
 
 
@@ -180,17 +191,18 @@ def _graph(
     job_ids = {pk: job_node(doc["namespace"], doc["name"]) for pk, doc in job_docs.items()}
     ds_ids = {pk: dataset_node(doc["namespace"], doc["name"]) for pk, doc in dataset_docs.items()}
     # edges as (origin, destination) tuples (cheap to sort); one dict per edge, shared by both ends
-    pairs: list[tuple[str, str]] = []
+    pairs: list[tuple[str, str, Confidence]] = []
     for job in jobs:
         job_id = job_ids[job]
         for e in edges.get(job, ()):
             ds_id = ds_ids[e.dataset_id]
-            pairs.append((ds_id, job_id) if e.direction == "input" else (job_id, ds_id))
-    pairs.sort()
-    in_edges: dict[str, list[Edge]] = defaultdict(list)
-    out_edges: dict[str, list[Edge]] = defaultdict(list)
-    for origin, destination in pairs:
-        edge: Edge = {"origin": origin, "destination": destination}
+            ends = (ds_id, job_id) if e.direction == "input" else (job_id, ds_id)
+            pairs.append((*ends, e.confidence))
+    pairs.sort(key=itemgetter(0, 1))
+    in_edges: dict[str, list[LineageEdge]] = defaultdict(list)
+    out_edges: dict[str, list[LineageEdge]] = defaultdict(list)
+    for origin, destination, known_as in pairs:
+        edge: LineageEdge = {"origin": origin, "destination": destination, **known_as}
         out_edges[origin].append(edge)
         in_edges[destination].append(edge)
     nodes: list[tuple[str, str, JobData | DatasetData]]

@@ -293,12 +293,25 @@ class Edge(TypedDict):
     destination: str
 
 
+class Confidence(TypedDict):
+    """How an edge is known (issue 31 §2; plumbline additions)."""
+
+    edgeSource: str | None  # capture | eventLog | declared | producer:<name>; None: not recorded
+    completeness: str  # inferred < partial < complete
+    completenessReasons: list[str]  # "<kind>: <detail>"
+    lastSeen: str | None  # when it was last confirmed (an event's time)
+
+
+class LineageEdge(Edge, Confidence):
+    """An edge of the job/dataset graph, with how it is known."""
+
+
 class LineageNode(TypedDict):
     id: str  # dataset:NS:NAME or job:NS:NAME
     type: str  # DATASET | JOB
     data: DatasetData | JobData | None
-    inEdges: list[Edge]
-    outEdges: list[Edge]
+    inEdges: list[LineageEdge]
+    outEdges: list[LineageEdge]
 
 
 class LineageGraph(TypedDict):
@@ -323,6 +336,11 @@ class ColumnLineageInputField(TypedDict):
     transformationDescription: str | None
     transformationType: str | None
     transformations: list[Transformation]  # plumbline addition
+    # how the edge is known (plumbline additions): its newest transformation's report
+    edgeSource: str | None
+    completeness: str
+    completenessReasons: list[str]
+    lastSeen: str | None
 
 
 class ColumnLineageNodeData(TypedDict):

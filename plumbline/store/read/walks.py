@@ -185,6 +185,10 @@ def direct_field_edges() -> sa.Select[Any]:
         cl.c.transformation_subtype,
         cl.c.description,
         cl.c.masking,
+        cl.c.last_seen,
+        cl.c.edge_source,
+        cl.c.completeness,
+        cl.c.completeness_reasons,
     )
 
 
@@ -198,6 +202,10 @@ def whole_dataset_field_edges() -> sa.Select[Any]:
         cd.c.transformation_subtype,
         cd.c.description,
         cd.c.masking,
+        cd.c.last_seen,
+        cd.c.edge_source,
+        cd.c.completeness,
+        cd.c.completeness_reasons,
     ).join(f, f.c.dataset_id == cd.c.output_dataset_id)
 
 

@@ -33,6 +33,25 @@ def hour(time: datetime) -> datetime:
     return time.replace(minute=0, second=0, microsecond=0)
 
 
+# how an edge was last reported: (edge source, completeness or None: unstated, reasons)
+EdgeConfidence = tuple[str, str | None, tuple[str, ...] | None]
+
+
+def confidence_covered(stored: EdgeConfidence | None, reported: EdgeConfidence) -> bool:
+    """Whether writing ``reported`` over ``stored`` would change nothing (an unstated
+    completeness leaves the stored one)."""
+    if stored is None or stored[0] != reported[0]:
+        return False
+    return reported[1] is None or (stored[1], stored[2]) == (reported[1], reported[2])
+
+
+def confidence_after(stored: EdgeConfidence | None, reported: EdgeConfidence) -> EdgeConfidence:
+    """The confidence the store holds after ``reported`` (a newer report) was written."""
+    if reported[1] is None and stored is not None:
+        return (reported[0], stored[1], stored[2])
+    return reported
+
+
 # ('f', output_field_id, input_field_id, type, subtype) for field->field edges,
 # ('d', output_dataset_id, input_field_id, type, subtype) for field->dataset edges
 EdgeKey = tuple[str, int, int, str, str]
@@ -46,9 +65,15 @@ class EdgeSeen:
     last_seen: datetime
     description: str | None
     masking: bool
+    confidence: EdgeConfidence | None = None  # as the last write left it (None: unknown)
 
     def covers(
-        self, first_seen: datetime, last_seen: datetime, description: str | None, masking: bool
+        self,
+        first_seen: datetime,
+        last_seen: datetime,
+        description: str | None,
+        masking: bool,
+        confidence: EdgeConfidence | None = None,
     ) -> bool:
         """Whether writing these values would change nothing in the stored edge."""
         return (
@@ -56,15 +81,20 @@ class EdgeSeen:
             and hour(last_seen) <= hour(self.last_seen)
             and masking == self.masking
             and (description is None or description == self.description)
+            and (confidence is None or confidence_covered(self.confidence, confidence))
         )
 
     def widened(self, other: EdgeSeen) -> EdgeSeen:
         """The edge after ``other`` was written over it (the stored update's rules)."""
+        confidence = self.confidence
+        if other.confidence is not None and other.last_seen >= self.last_seen:
+            confidence = confidence_after(self.confidence, other.confidence)
         return EdgeSeen(
             min(self.first_seen, other.first_seen),
             max(self.last_seen, other.last_seen),
             other.description if other.description is not None else self.description,
             other.masking,
+            confidence,
         )
 
 
@@ -78,18 +108,26 @@ class LineageSeen:
     input_ids: tuple[int, ...]  # the datasets those names resolved to
     first_seen: datetime
     last_seen: datetime
+    confidence: EdgeConfidence | None = None  # how the events that wrote it knew its edges
 
-    def covers(self, input_ids: tuple[int, ...], time: datetime) -> bool:
+    def covers(
+        self, input_ids: tuple[int, ...], time: datetime, confidence: EdgeConfidence | None = None
+    ) -> bool:
         """Whether writing the facet's edges again at ``time`` would change nothing."""
         return (
             self.input_ids == input_ids
             and self.first_seen <= time
             and hour(time) <= hour(self.last_seen)
+            and (confidence is None or confidence_covered(self.confidence, confidence))
         )
 
     def widened(self, other: LineageSeen) -> LineageSeen:
-        """Both spans in one, when both describe the same facet object and inputs."""
-        if other.lineage is not self.lineage or other.input_ids != self.input_ids:
+        """Both spans in one, when both describe the same facet object, inputs and confidence."""
+        if (
+            other.lineage is not self.lineage
+            or other.input_ids != self.input_ids
+            or other.confidence != self.confidence
+        ):
             return other
         return LineageSeen(
             self.lineage,
@@ -97,6 +135,7 @@ class LineageSeen:
             self.input_ids,
             min(self.first_seen, other.first_seen),
             max(self.last_seen, other.last_seen),
+            self.confidence,
         )
 
 

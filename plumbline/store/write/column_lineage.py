@@ -17,15 +17,23 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from plumbline.openlineage import RunEvent
+from plumbline.openlineage import ParsedEvent, RunEvent
 from plumbline.openlineage.facets import InputField
 from plumbline.store.schema import (
     column_dataset_edges,
     column_lineage_edges,
     dataset_fields,
 )
-from plumbline.store.write.cache import EdgeKey, EdgeSeen, FieldKey, LineageSeen
+from plumbline.store.write.cache import (
+    EdgeConfidence,
+    EdgeKey,
+    EdgeSeen,
+    FieldKey,
+    LineageSeen,
+    confidence_after,
+)
 from plumbline.store.write.column_shapes import Edge
+from plumbline.store.write.confidence import confidence_changed, confidence_update
 from plumbline.store.write.context import Batch, as_utc
 from plumbline.store.write.upsert import (
     execute_many,
@@ -66,6 +74,7 @@ class _Edge:
     last_seen: datetime
     description: str | None
     masking: bool
+    confidence: EdgeConfidence  # the newest report's (spans come in no particular order)
 
     def add(self, time: datetime, description: str | None, masking: bool) -> None:
         if time < self.first_seen:
@@ -74,6 +83,13 @@ class _Edge:
             self.last_seen = time
         self.description = description or self.description
         self.masking = masking or self.masking
+
+    def reported(self, last: datetime, confidence: EdgeConfidence) -> None:
+        """A report of the edge whose span ends at ``last``: the newest says how it is known."""
+        if last >= self.last_seen:
+            self.confidence = confidence_after(self.confidence, confidence)
+        elif self.confidence[1] is None and confidence[1] is not None:
+            self.confidence = (self.confidence[0], confidence[1], confidence[2])
 
 
 # (output, input field, type, subtype) with output a FieldKey ('f' edges) or a dataset id ('d')
@@ -88,16 +104,24 @@ def _collect(batch: Batch) -> tuple[_Found, _Found]:
     field_edges: _Found = {}
     dataset_edges: _Found = {}
 
-    def add(store: _Found, key: Any, first: datetime, last: datetime, t: Transformation) -> None:
+    def add(
+        store: _Found,
+        key: Any,
+        first: datetime,
+        last: datetime,
+        t: Transformation,
+        confidence: EdgeConfidence,
+    ) -> None:
         edge = store.get(key)
         if edge is None:  # the common case, and ~60 per facet: kept cheap
-            store[key] = _Edge(first, last, t[2] or None, t[3])
+            store[key] = _Edge(first, last, t[2] or None, t[3], confidence)
         else:
+            edge.reported(last, confidence)
             edge.add(first, t[2], t[3])
             edge.add(last, t[2], t[3])
 
-    for output_id, lineage, first, last in _lineage_spans(batch):
-        if _known(batch, output_id, lineage, first, last):
+    for output_id, lineage, first, last, confidence in _lineage_spans(batch):
+        if _known(batch, output_id, lineage, first, last, confidence):
             continue  # the same facet object, already stored for this output and this hour
         for output_name, output_field in lineage.fields.items():
             output = (output_id, output_name)
@@ -111,21 +135,29 @@ def _collect(batch: Batch) -> tuple[_Found, _Found]:
                     output_field.get("transformationType"),
                     output_field.get("transformationDescription"),
                 ):
-                    add(field_edges, (output, source, t[0], t[1]), first, last, t)
+                    add(field_edges, (output, source, t[0], t[1]), first, last, t, confidence)
         for input_field in lineage.dataset or []:
             source = (
                 batch.dataset_ids[(input_field["namespace"], input_field["name"])],
                 input_field["field"],
             )
             for t in _transformations(input_field, None, None):
-                add(dataset_edges, (output_id, source, t[0], t[1]), first, last, t)
+                add(dataset_edges, (output_id, source, t[0], t[1]), first, last, t, confidence)
     return field_edges, dataset_edges
 
 
-def _lineage_spans(batch: Batch) -> list[tuple[int, Any, datetime, datetime]]:
-    """(output dataset id, columnLineage facet object, first and last event time) per distinct
-    output and facet object of the batch."""
-    spans: dict[tuple[int, int], list[Any]] = {}
+def edge_confidence(batch: Batch, parsed: ParsedEvent) -> EdgeConfidence:
+    """How an event knows its edges, hashable (reasons as a tuple)."""
+    source, completeness, reasons = batch.confidence(parsed)
+    return (source, completeness, tuple(reasons) if reasons is not None else None)
+
+
+def _lineage_spans(
+    batch: Batch,
+) -> list[tuple[int, Any, datetime, datetime, EdgeConfidence]]:
+    """(output dataset id, columnLineage facet object, first and last event time, how the events
+    know it) per distinct output, facet object and confidence of the batch."""
+    spans: dict[tuple[int, int, EdgeConfidence], list[Any]] = {}
     for appearance in batch.appearances:
         facets = appearance.dataset.facets
         lineage = facets.column_lineage if facets is not None else None
@@ -134,32 +166,48 @@ def _lineage_spans(batch: Batch) -> list[tuple[int, Any, datetime, datetime]]:
         time = as_utc(appearance.time)
         assert time is not None
         output_id = batch.dataset_ids[appearance.key]
-        span = spans.get((output_id, id(lineage)))
+        confidence = edge_confidence(batch, appearance.event)
+        span = spans.get((output_id, id(lineage), confidence))
         if span is None:
-            spans[(output_id, id(lineage))] = [output_id, lineage, time, time]
+            spans[(output_id, id(lineage), confidence)] = [output_id, lineage, time, time]
         elif time < span[2]:
             span[2] = time
         elif time > span[3]:
             span[3] = time
-    return [(output_id, lineage, first, last) for output_id, lineage, first, last in spans.values()]
+    return [
+        (output_id, lineage, first, last, confidence)
+        for (_, _, confidence), (output_id, lineage, first, last) in spans.items()
+    ]
 
 
 def _input_names(lineage: Any) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(lineage.dataset_names))
 
 
-def _known(batch: Batch, output_id: int, lineage: Any, first: datetime, last: datetime) -> bool:
-    """Whether every edge of this facet object is stored for this output over this span. If
-    not, its edges are written, and the write teaches the cache so."""
+def _known(
+    batch: Batch,
+    output_id: int,
+    lineage: Any,
+    first: datetime,
+    last: datetime,
+    confidence: EdgeConfidence,
+) -> bool:
+    """Whether every edge of this facet object is stored for this output over this span, as
+    known as this. If not, its edges are written, and the write teaches the cache so."""
     key = (output_id, id(lineage))
     seen = batch.cache.lineages.get(key)
     if seen is not None and seen.lineage is not lineage:
         seen = None  # another object, since freed, had this id
     names = seen.names if seen is not None else _input_names(lineage)
     input_ids = tuple(batch.dataset_ids[name] for name in names)
-    if seen is not None and seen.covers(input_ids, first) and seen.covers(input_ids, last):
+    if (
+        seen is not None
+        and seen.covers(input_ids, first, confidence)
+        and seen.covers(input_ids, last, confidence)
+    ):
         return True
-    written = LineageSeen(lineage, names, input_ids, first, last)
+    stored = confidence_after(seen.confidence if seen is not None else None, confidence)
+    written = LineageSeen(lineage, names, input_ids, first, last, stored)
     pending = batch.learned.lineages.get(key)
     batch.learned.lineages[key] = written if pending is None else pending.widened(written)
     return False
@@ -188,10 +236,21 @@ def prepare_edges(connection: Connection, batch: Batch) -> EdgeRows:
             key: EdgeKey = (tag, output_id, field_ids[in_field], kind, subtype)
             seen = known.get(key)
             if seen is not None and seen.covers(
-                edge.first_seen, edge.last_seen, edge.description, edge.masking
+                edge.first_seen, edge.last_seen, edge.description, edge.masking, edge.confidence
             ):
                 continue
-            learned[key] = EdgeSeen(edge.first_seen, edge.last_seen, edge.description, edge.masking)
+            # an older report than the one the cache knows leaves the stored confidence unknown
+            newest = seen is None or edge.last_seen >= seen.last_seen
+            learned[key] = EdgeSeen(
+                edge.first_seen,
+                edge.last_seen,
+                edge.description,
+                edge.masking,
+                confidence_after(seen.confidence if seen else None, edge.confidence)
+                if newest
+                else None,
+            )
+            source, completeness, reasons = edge.confidence
             target.append(
                 {
                     output_column: output_id,
@@ -202,6 +261,9 @@ def prepare_edges(connection: Connection, batch: Batch) -> EdgeRows:
                     "last_seen": edge.last_seen,
                     "description": edge.description,
                     "masking": edge.masking,
+                    "edge_source": source,
+                    "completeness": completeness,
+                    "completeness_reasons": list(reasons) if reasons is not None else None,
                 }
             )
     return rows
@@ -329,6 +391,7 @@ def _upsert(
                 "last_seen": greatest(connection, table.c.last_seen, excluded.last_seen),
                 "description": sa.func.coalesce(excluded.description, table.c.description),
                 "masking": excluded.masking,
+                **confidence_update(table, excluded),
             },
             # nothing new (times within the known span, same description and masking): the row
             # stays as it is, no new row version
@@ -340,6 +403,7 @@ def _upsert(
                     excluded.description.is_not(None),
                     excluded.description.is_distinct_from(table.c.description),
                 ),
+                confidence_changed(table, excluded),
             ),
         )
 

@@ -9,11 +9,14 @@ from datetime import UTC, datetime
 from typing import Any, overload
 
 from plumbline.openlineage import DatasetEvent, JobEvent, ParsedEvent, RunEvent
+from plumbline.openlineage.confidence import event_confidence
 from plumbline.openlineage.model import Dataset
 from plumbline.store.write.cache import CacheUpdate, WriteCache
 from plumbline.store.write.conflicts import Conflict
 
 Key = tuple[str, str]  # (namespace, name)
+# how an event knows its edges: (edge source, completeness or None when unstated, reasons)
+Confidence = tuple[str, str | None, list[str] | None]
 
 # deterministic ids for rows derived from natural keys, so both backends agree
 UUID_NAMESPACE = uuid.UUID("6f1b0a52-1c52-4c55-9d6e-1d2f3b4c5d6e")
@@ -180,6 +183,8 @@ class Batch:
     # what the writer knows the store holds, and what this write teaches it once committed
     cache: WriteCache = field(default_factory=WriteCache)
     learned: CacheUpdate = field(default_factory=CacheUpdate)
+    # id(parsed event) -> its Confidence, worked out once per event
+    confidences: dict[int, Confidence] = field(default_factory=dict)
 
     @classmethod
     def of(cls, events: list[ParsedEvent], cache: WriteCache | None = None) -> Batch:
@@ -187,6 +192,17 @@ class Batch:
         batch = cls(now=datetime.now(UTC), events=ordered, cache=cache or WriteCache())
         batch.appearances = list(_appearances(ordered))
         return batch
+
+    def confidence(self, parsed: ParsedEvent) -> Confidence:
+        """How the event knows its edges (``plumbline.openlineage.confidence``)."""
+        found = self.confidences.get(id(parsed))
+        if found is None:
+            run = parsed.raw.get("run")
+            facets = run.get("facets") if isinstance(run, dict) else None
+            producer = parsed.raw.get("producer")
+            found = event_confidence(producer if isinstance(producer, str) else "", facets)
+            self.confidences[id(parsed)] = found
+        return found
 
     def run_events(self) -> list[ParsedEvent]:
         return [parsed for parsed in self.events if isinstance(parsed.event, RunEvent)]

@@ -12,6 +12,7 @@ from sqlalchemy.engine import Connection
 
 from plumbline.openlineage import TERMINAL_STATES, JobEvent, ParsedEvent, RunEvent, event_digest
 from plumbline.store.schema import job_dataset_edges, job_versions, jobs, namespaces
+from plumbline.store.write.confidence import confidence_changed, confidence_update
 from plumbline.store.write.context import Batch, JobState, Key, as_utc, derived_uuid
 from plumbline.store.write.facets import merge_facets_at, time_key
 from plumbline.store.write.upsert import (
@@ -307,6 +308,11 @@ def write_job_edges(connection: Connection, batch: Batch) -> None:
         )
         edge["first_seen"] = min(edge["first_seen"], time)
         edge["last_seen"] = max(edge["last_seen"], time)
+        # appearances come in event-time order: the latest one says how the edge is known
+        source, completeness, reasons = batch.confidence(parsed)
+        edge["edge_source"] = source
+        if completeness is not None or "completeness" not in edge:
+            edge["completeness"], edge["completeness_reasons"] = completeness, reasons
         run_id = batch.run_ids.get(parsed.run_id or "")
         if run_id is not None and (run_id, dataset_id, appearance.role) in batch.new_io:
             edge["runs"].add(run_id)
@@ -327,12 +333,15 @@ def write_job_edges(connection: Connection, batch: Batch) -> None:
                 "first_seen": least(connection, table.c.first_seen, excluded.first_seen),
                 "last_seen": greatest(connection, table.c.last_seen, excluded.last_seen),
                 "run_count": table.c.run_count + excluded.run_count,
+                **confidence_update(table, excluded),
             },
-            # nothing new (no new run, times within the known span): the row stays as it is
+            # nothing new (no new run, times within the known span, the same confidence): the
+            # row stays as it is
             where=sa.or_(
                 excluded.run_count > sa.literal_column("0"),
                 excluded.first_seen < table.c.first_seen,
                 excluded.last_seen > table.c.last_seen,
+                confidence_changed(table, excluded),
             ),
         )
 
