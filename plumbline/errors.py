@@ -29,6 +29,8 @@ the wrong parent or in the wrong module):
       * NotFoundError (plumbline.store.read.errors)
       * InvalidArgumentError (plumbline.store.read.errors)
   * ExportError (plumbline.export.errors): ``plumbline export``
+  * ExpectationsError (plumbline.expectations.rules): a malformed expectations file or body; also a
+    ValueError
   * ConfigError (plumbline.server.config): the server's settings
   * TokenError (plumbline.server.tokens): API tokens
   * CatalogError (plumbline.server.catalog.errors): table catalogs (enrichment)

@@ -46,7 +46,11 @@ if TYPE_CHECKING:
     from plumbline.store.read.screen import existing_fields
     from plumbline.store.read.visibility import VisibleTo
     from plumbline.store.read.walks import field_walk, job_walk, upstream_run_walk
-    from plumbline.store.read.work_budget import DEFAULT_MAX_ANALYSIS_ROWS, work_budget
+    from plumbline.store.read.work_budget import (
+        DEFAULT_MAX_ANALYSIS_ROWS,
+        budget_spent,
+        work_budget,
+    )
     from plumbline.store.revision import at_newest_schema
     from plumbline.store.write.normalizer import (
         NormalizeError,
@@ -93,6 +97,7 @@ _EXPORTS = {
     "existing_fields": "plumbline.store.read.screen",
     "DEFAULT_MAX_ANALYSIS_ROWS": "plumbline.store.read.work_budget",
     "work_budget": "plumbline.store.read.work_budget",
+    "budget_spent": "plumbline.store.read.work_budget",
     "VisibleTo": "plumbline.store.read.visibility",
     "field_walk": "plumbline.store.read.walks",
     "job_walk": "plumbline.store.read.walks",
@@ -159,6 +164,7 @@ __all__ = [
     "writer_for",
     "WriteResult",
     "work_budget",
+    "budget_spent",
 ]
 
 
