@@ -372,7 +372,7 @@ class ApplicationLog:
             return None
         facts.source_uri = facts.id.namespace
         facts.lifecycle = {"Overwrite": "OVERWRITE", "Create": "CREATE"}.get(mode or "")
-        if entry.kind == Kind.V2_WRITE:
+        if entry.kind in (Kind.V2_WRITE, Kind.DDL):  # the command's own change
             facts.lifecycle = entry.lifecycle
         facts.ignore_mode = mode == "Ignore"
         return facts

@@ -126,6 +126,15 @@ def _v2_write(
     return _v2(app, execution, command, kind, parts, args[0] if args else "")
 
 
+@log_output("v2_truncate")
+def _v2_truncate(
+    app: ApplicationLog, execution: _Execution, command: str, args: list[str], mode: str | None
+) -> Written:
+    """TRUNCATE TABLE of a V2 catalog's table (`TruncateTable JDBCTable(public.t,StructType(...),
+    ...), <refresh>`): the table, with its columns, emptied (the entry's lifecycle)."""
+    return _v2_write(app, execution, command, args, mode)
+
+
 @log_output("v2_create_as_select")
 def _v2_create_as_select(
     app: ApplicationLog, execution: _Execution, command: str, args: list[str], mode: str | None

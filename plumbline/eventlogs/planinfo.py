@@ -143,7 +143,7 @@ class _Converter:
             if args and args[-1].startswith("[") and "=" not in args[-1]:
                 node.fields["outputColumnNames"] = args[-1]
             return node
-        if name.startswith(v.V2_WRITE_EXECS):
+        if name.startswith(v.V2_WRITE_EXECS) or name in v.LOGGED_DDL:
             return Node(v2_command(name), {"arguments": split_top(body)}, children)
         if name in v.LOCAL_SCAN_EXECS or name.startswith(v.LOCAL_SCAN_PREFIXES):
             return Node(v.LOCAL_RELATION, {"output": _bracketed_attributes(text)}, [])
@@ -452,7 +452,11 @@ def convert(info: dict[str, Any], description: str) -> ConvertedPlan:
     node, raw = root, info
     while True:
         name = str(raw.get("nodeName", "")).strip()
-        if name.startswith(v.V1_WRITE_EXEC_PREFIX) or name.startswith(v.V2_WRITE_EXECS):
+        if (
+            name.startswith(v.V1_WRITE_EXEC_PREFIX)
+            or name.startswith(v.V2_WRITE_EXECS)
+            or name in v.LOGGED_DDL
+        ):
             command = node.name
             arguments = list(node.fields.get("arguments") or [])
             if not arguments:  # Spark 3.5 logs `Execute SaveIntoDataSourceCommand` bare

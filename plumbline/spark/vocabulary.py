@@ -142,7 +142,8 @@ class OutputCommand:
     `log` the handler of event-log extraction (`plumbline.eventlogs.outputs.LOG_OUTPUTS`: the
     `sparkPlanInfo` of a log), or None with the reason in `no_log` when a log cannot name what it
     writes. `lifecycle` is the change the command makes when the command alone decides it (V2
-    writes, format commands); `mode`: the command carries a SaveMode (`mode()`).
+    writes, format commands; a DDL command read from a log); `mode`: the command carries a
+    SaveMode (`mode()`).
     """
 
     kind: str
@@ -169,7 +170,7 @@ class Kind:
     PROCEDURE = "procedure"  # a stored procedure (`CALL`): Iceberg's maintenance
 
 
-_NOT_RUN = "event logs hold no such command (it runs in the driver without a physical write)"
+_NOT_RUN = "event-log extraction of this DDL command is not built (docs/reference.md)"
 _SINK = "a micro-batch's sink is read by the streaming capture, not from a log"
 _JVM = "the log's plan string does not name the table (live capture reads it through py4j)"
 
@@ -216,7 +217,9 @@ OUTPUT_COMMANDS: dict[str, OutputCommand] = {
     "DropTableCommand": OutputCommand(Kind.DDL, "ddl_drop", no_log=_NOT_RUN),
     "DropTable": OutputCommand(Kind.DDL, "ddl_v2_drop", no_log=_NOT_RUN),
     "TruncateTableCommand": OutputCommand(Kind.DDL, "ddl_truncate", no_log=_NOT_RUN),
-    "TruncateTable": OutputCommand(Kind.DDL, "ddl_v2_truncate", no_log=_NOT_RUN),
+    "TruncateTable": OutputCommand(
+        Kind.DDL, "ddl_v2_truncate", "v2_truncate", lifecycle="TRUNCATE"
+    ),
     "AlterTableRenameCommand": OutputCommand(Kind.DDL, "ddl_rename", no_log=_NOT_RUN),
     "RenameTable": OutputCommand(Kind.DDL, "ddl_v2_rename", no_log=_NOT_RUN),
     "AlterTableAddColumnsCommand": OutputCommand(Kind.DDL, "ddl_add_columns", no_log=_NOT_RUN),
@@ -270,6 +273,8 @@ FORMAT_MAINTENANCE: dict[str, str | None] = {
     name: c.lifecycle for name, c in OUTPUT_COMMANDS.items() if c.kind == Kind.MAINTENANCE
 }
 DDL_COMMANDS = commands_of(Kind.DDL)
+# V2 DDL commands an event log's plan names (by the command's name, as its operator's node name)
+LOGGED_DDL = frozenset(name for name, c in OUTPUT_COMMANDS.items() if c.kind == Kind.DDL and c.log)
 # Spark 4.1+: `saveAsTable` to the session catalog runs as this command, which runs the write
 # (`CreateDataSourceTableAsSelectCommand`, `InsertIntoHadoopFsRelationCommand`...) as nested
 # executions: the action is the outermost nested write.

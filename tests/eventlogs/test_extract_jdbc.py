@@ -20,6 +20,7 @@ from plumbline.cli import main
 pytestmark = [pytest.mark.spark, pytest.mark.postgres, pytest.mark.slow]
 
 JOB = Path(__file__).with_name("eventlog_jdbc_job.py")
+CATALOG = Path(__file__).with_name("TruncatingJDBCTableCatalog.java")
 SERVER = "postgresql+psycopg://postgres@127.0.0.1:5432"
 
 
@@ -40,9 +41,17 @@ def database() -> Iterator[str]:
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory: pytest.TempPathFactory, database: str) -> Path:
     work = tmp_path_factory.mktemp("eventlogs_jdbc")
+    import pyspark
+
+    jars = Path(pyspark.__file__).parent / "jars"
+    compiled = subprocess.run(
+        ["javac", "-nowarn", "-cp", f"{jars}/*", "-d", str(work / "classes"), str(CATALOG)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert compiled.returncode == 0, compiled.stderr[-3000:]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     done = subprocess.run(
-        [sys.executable, str(JOB), str(work), database],
+        [sys.executable, str(JOB), str(work), database, str(work / "classes")],
         capture_output=True,
         text=True,
         timeout=900,
@@ -120,3 +129,31 @@ def test_v2_and_jdbc_writes_are_named_as_live_capture_names_them(
     assert "redacted_v1" in unnamed["reason"] and "redacted" in unnamed["reason"]
     warning = next(line for line in result.output.splitlines() if line.startswith("warning:"))
     assert "1 write(s) without an output" in warning and "redacted_v1" in warning
+
+
+def test_a_v2_truncate_is_the_table_emptied_live_and_from_the_log(
+    workdir: Path, database: str, tmp_path: Path
+) -> None:
+    """The V2 `TruncateTable` command (a JDBC catalog's table that can be truncated): live capture
+    and extract-eventlogs give one run, the table in the catalog's database, TRUNCATE, its columns."""
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        main, ["extract-eventlogs", str(workdir / "logs"), "--out", str(out), "--progress", "0"]
+    )
+    assert result.exit_code == 0, result.output
+    (log_file,) = out.glob("*.jsonl")
+    extracted = [json.loads(line) for line in log_file.read_text().splitlines()]
+    live = [json.loads(line) for line in (workdir / "live.jsonl").read_text().splitlines()]
+    name = f"event_log_jdbc.execute_truncate_table.{database}_public_table_trunc"
+    (ours,), (theirs,) = _ends(extracted)[name], _ends(live)[name]
+    for event in (ours, theirs):
+        assert event["eventType"] == "COMPLETE"
+        assert event["inputs"] == []
+        (output,) = event["outputs"]
+        assert (output["namespace"], output["name"]) == (
+            "postgres://127.0.0.1:5432",
+            f"{database}.public.table_trunc",
+        )
+        assert output["facets"]["lifecycleStateChange"]["lifecycleStateChange"] == "TRUNCATE"
+        assert [f["name"] for f in output["facets"]["schema"]["fields"]] == ["id", "name"]
+    assert ours["run"]["runId"] == theirs["run"]["runId"]
