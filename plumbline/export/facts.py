@@ -23,33 +23,34 @@ _NAME_COLUMNS = ("table_full_name", "path", "type", "namespace", "name")
 
 
 def columns_of(
-    rows: Sequence[tuple[Any, ...]], names: Sequence[str], kinds: dict[str, Kind], sqlite: bool
+    rows: Sequence[tuple[Any, ...]], names: Sequence[str], kinds: dict[str, Kind], as_text: bool
 ) -> dict[str, Any]:
     """``rows`` as Arrow arrays by column name (``kinds``: the kind of each, default int)."""
     pa, _ = pyarrow_modules()
     values = list(zip(*rows, strict=True)) if rows else [() for _ in names]
     return {
-        name: to_arrow(column, kinds.get(name, "int"), sqlite)
+        name: to_arrow(column, kinds.get(name, "int"), as_text)
         for name, column in zip(names, values, strict=True)
     }
 
 
-def to_arrow(values: Sequence[Any], kind: Kind, sqlite: bool) -> Any:
-    """One column of driver values as an Arrow array of ``kind``'s type (SQLite gives times and
-    dates as text, naive UTC; PostgreSQL aware times, dates, parsed JSON)."""
+def to_arrow(values: Sequence[Any], kind: Kind, as_text: bool) -> Any:
+    """One column of driver values as an Arrow array of ``kind``'s type. ``as_text``: the store
+    hands times and dates back as text, naive UTC, and JSON as text
+    (``export_reads.text_values``); else as aware times, dates and parsed JSON."""
     pa, _ = pyarrow_modules()
     if kind == "timestamp":
         target = pa.timestamp("us", tz="UTC")
-        if sqlite:
+        if as_text:
             return pa.array(values, type=pa.string()).cast(pa.timestamp("us")).cast(target)
         return pa.array(values, type=target)
     if kind == "date":
-        return pa.array(values, type=pa.string() if sqlite else pa.date32()).cast(pa.date32())
+        return pa.array(values, type=pa.string() if as_text else pa.date32()).cast(pa.date32())
     if kind == "json":
         text = [
             None
             if v is None
-            else json.dumps(json.loads(v) if sqlite else v, sort_keys=True, separators=(",", ":"))
+            else json.dumps(json.loads(v) if as_text else v, sort_keys=True, separators=(",", ":"))
             for v in values
         ]
         return pa.array(text, type=pa.string())
@@ -73,7 +74,7 @@ class Dimensions:
 
     def __init__(self, conn: Connection, narrow: bool = False) -> None:
         self.conn, self.narrow = conn, narrow
-        self.sqlite = export_reads.text_values(conn)
+        self.as_text = export_reads.text_values(conn)
         self._rows: dict[str, list[tuple[Any, ...]]] = {}
         self._known: dict[str, set[int]] = {}
         self._tables: dict[str, dict[str, Any]] = {}
@@ -103,7 +104,7 @@ class Dimensions:
         names = _LOOKUP_COLUMNS[kind]
         rows = self._rows[kind]
         kinds: dict[str, Kind] = {n: "string" for n in names if n not in ("id", "dataset_id")}
-        table = columns_of(rows, names, kinds, self.sqlite)
+        table = columns_of(rows, names, kinds, self.as_text)
         position: list[int | None] = [None] * (max((r[0] for r in rows), default=0) + 1)
         for n, row in enumerate(rows):
             position[row[0]] = n
@@ -217,7 +218,7 @@ def fact_batch(table: str, rows: Sequence[tuple[Any, ...]], dims: Dimensions) ->
     """A record batch of ``table`` from rows of its fact read: names looked up, rows the views
     would not show (a hidden job or dataset) left out."""
     pa, pc = pyarrow_modules()
-    facts = columns_of(rows, FACTS[table], _FACT_KINDS, dims.sqlite)
+    facts = columns_of(rows, FACTS[table], _FACT_KINDS, dims.as_text)
     out: dict[str, Any] = {}
     if table in ("table_lineage", "table_lineage_edges"):
         keep = _table_sides(out, facts, dims)
@@ -236,14 +237,14 @@ def fact_batch(table: str, rows: Sequence[tuple[Any, ...]], dims: Dimensions) ->
 
 
 def view_batch(
-    table: str, rows: Sequence[tuple[Any, ...]], sqlite: bool, keyed: bool = False
+    table: str, rows: Sequence[tuple[Any, ...]], as_text: bool, keyed: bool = False
 ) -> tuple[Any, Any]:
     """A record batch of ``table`` from rows of its view (``keyed``: each led by its file key),
     and the keys (None when not keyed)."""
     pa, _ = pyarrow_modules()
     names = [name for name, _ in TABLES[table]]
     kinds = dict(TABLES[table])
-    read = columns_of(rows, (["file_key"] if keyed else []) + names, kinds, sqlite)
+    read = columns_of(rows, (["file_key"] if keyed else []) + names, kinds, as_text)
     schema = arrow_schema(TABLES[table])
     batch = pa.RecordBatch.from_arrays([read[name] for name in names], schema=schema)
     return batch, read.get("file_key")

@@ -245,7 +245,7 @@ class _TableExport:
         self, conn: Connection, dims: Dimensions, runs: export_reads.RunFilter
     ) -> Iterator[Any]:
         """The table's record batches for ``runs`` (history) or a range of jobs (edges)."""
-        sqlite = export_reads.text_values(conn)
+        as_text = export_reads.text_values(conn)
         if self.table == "runs":
             sql, params = export_reads.runs_statement(conn, runs.days, runs.since)
         elif self.table in EDGES:
@@ -257,7 +257,7 @@ class _TableExport:
             if self.table in FACTS:
                 yield fact_batch(self.table, rows, dims)
             else:
-                yield view_batch(self.table, rows, sqlite)[0]
+                yield view_batch(self.table, rows, as_text)[0]
 
     def _write_part(self, part: int, batches: Iterable[Any]) -> bool:
         """Write one file from ``batches``; without rows, remove it. Whether it holds rows."""
@@ -390,7 +390,7 @@ class _TableExport:
         patched when few of their keys changed, else read in key order in one statement and
         cut into files by range."""
         _, pc = pyarrow_modules()
-        sqlite = export_reads.text_values(conn)
+        as_text = export_reads.text_values(conn)
         if keys is not None:
             keys = self._patch_keyed(conn, keys)
         wanted = None if keys is None else _parts(keys)
@@ -402,7 +402,7 @@ class _TableExport:
         current: tuple[int, FileWriter] | None = None
         try:
             for rows in export_reads.stream(conn, sql, params, self.batch_size):
-                batch, keys_read = view_batch(self.table, rows, sqlite, keyed=True)
+                batch, keys_read = view_batch(self.table, rows, as_text, keyed=True)
                 parts = pc.divide(keys_read, PART_IDS)  # in key order: one file after another
                 for part in pc.unique(parts).to_pylist():
                     if current is None or current[0] != part:
