@@ -242,9 +242,12 @@ class _Ddl:
 
     def v2_truncate(self) -> DatasetFacts | None:
         """TRUNCATE TABLE of a DataSource V2 catalog's table (a session catalog table's runs as
-        `TruncateTableCommand`): the table with its columns, emptied."""
+        `TruncateTableCommand`): the table with its columns, emptied (an Iceberg table by its
+        location, with the snapshot the truncation committed)."""
         catalog, parts, schema = _v2_table(self.cmd.table())
         facts = v2_catalog_facts(self.session, catalog, parts, "TRUNCATE")
+        if facts is None:
+            facts = iceberg.created_table_facts(self.session, catalog, parts, "TRUNCATE")
         if facts is not None:
             facts.schema = schema
         return facts

@@ -177,8 +177,9 @@ def _at(ice: Any, ref: str | None, time_ms: float) -> str | None:
 def created_table_facts(
     session: Any, catalog: str, parts: list[str], lifecycle: str | None
 ) -> DatasetFacts | None:
-    """The table a CREATE [OR REPLACE] TABLE [AS SELECT] in an Iceberg catalog makes: loaded once
-    it exists, else at the catalog's default location (the warehouse's `ns/…/table`)."""
+    """The table a CREATE [OR REPLACE] TABLE [AS SELECT] in an Iceberg catalog makes (or a DDL
+    command such as TRUNCATE changes): loaded once it exists, else at the catalog's default
+    location (the warehouse's `ns/…/table`)."""
     if not is_catalog(session, catalog):
         return None
     try:

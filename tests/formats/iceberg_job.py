@@ -189,6 +189,11 @@ def main(work: Path, events: Path, jdbc_url: str) -> None:
     sql(
         "CREATE TABLE jc.db.totals USING iceberg AS SELECT region, sum(amount) AS total FROM jc.db.orders GROUP BY region"
     )
+    # TRUNCATE TABLE (Spark's V2 TruncateTable): Iceberg deletes every row in a snapshot
+    sql("CREATE TABLE hc.db.emptied (id int, name string) USING iceberg")
+    sql("INSERT INTO hc.db.emptied VALUES (1, 'a'), (2, 'b')")
+    sql("TRUNCATE TABLE hc.db.emptied")
+    seen["emptied"] = snapshots(spark, "hc.db.emptied")
     seen["jdbc_orders"] = snapshots(spark, "jc.db.orders")
     seen["jdbc_totals"] = snapshots(spark, "jc.db.totals")
     seen["target"] = snapshots(spark, "hc.db.target")

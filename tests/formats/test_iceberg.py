@@ -242,6 +242,17 @@ def test_maintenance_procedures_are_named_runs_without_inventedlineage_by_tail(
     assert run["stderr"].count("does not know the procedure AncestorsOfProcedure") == 1
 
 
+def test_truncate_empties_the_table_in_a_snapshot_of_its_own(run: dict[str, Any]) -> None:
+    (truncate,) = _ends(run, "truncate_table", "db_emptied")
+    assert truncate["eventType"] == "COMPLETE" and truncate["inputs"] == []
+    (output,) = truncate["outputs"]
+    _hadoop(run, output, "emptied")
+    assert lifecycle(output) == "TRUNCATE"
+    assert [f["name"] for f in output["facets"]["schema"]["fields"]] == ["id", "name"]
+    inserted, emptied = run["seen"]["emptied"][-2:]
+    assert dataset_version(output) == str(emptied) != str(inserted)
+
+
 def test_jdbc_catalog_tables(run: dict[str, Any]) -> None:
     seen = run["seen"]
     (created,) = _ends(run, "create_table_as_select", "db_orders")
