@@ -61,26 +61,27 @@ def run(
 def _check_transport(transport: str | None, url: str | None, path: str | None) -> CaptureSettings:
     """The settings the capture will use, refused as a usage error before Spark starts when they
     cannot work (an unknown type, http without a URL or with a bad one, file without a path).
-    Resolved by the capture's own resolver; the Spark configuration may also set them, this
-    checks what the command line and environment say."""
-    from plumbline.openlineage.urls import lineage_endpoint
+    Resolved and checked as the capture does (`resolve`, `CaptureSettings.transport_config`);
+    the Spark configuration may also set them, this checks what the command line and
+    environment say."""
     from plumbline.spark.errors import SettingsError
     from plumbline.spark.settings import resolve
+    from plumbline.transports.errors import TransportConfigError
 
     try:
         settings = resolve({"type": transport, "url": url, "path": path}, {}, quiet=True)
     except SettingsError as exc:
         raise click.BadParameter(str(exc), param_hint="PLUMBLINE_TRANSPORT_TYPE") from None
-    if settings.transport_type == "http":
-        if not settings.url:
-            raise click.UsageError("--transport http needs --url URL (or PLUMBLINE_URL)")
-        try:
-            lineage_endpoint(settings.url)
-        except ValueError as exc:
-            raise click.BadParameter(str(exc), param_hint="'--url' / PLUMBLINE_URL") from None
-    if settings.transport_type == "file" and not settings.path:
-        raise click.UsageError("--transport file needs --path FILE (or PLUMBLINE_PATH)")
+    try:
+        settings.transport_config()
+    except TransportConfigError as exc:
+        hint = _WHERE.get(settings.transport_type, "")
+        raise click.UsageError(f"{exc} ({hint})" if hint else str(exc)) from None
     return settings
+
+
+# what a transport's destination is given with
+_WHERE = {"http": "--url URL or PLUMBLINE_URL", "file": "--path FILE or PLUMBLINE_PATH"}
 
 
 def _env(name: str) -> bool:

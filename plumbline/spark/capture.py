@@ -168,10 +168,7 @@ def _make_emitter(settings: CaptureSettings, transport: Any) -> Any:
         return AsyncEmitter(transport)
     if isinstance(transport, TransportConfig):
         return AsyncEmitter(create_transport(transport))
-    config = TransportConfig(
-        type=settings.transport_type, url=settings.url, api_key=settings.api_key, path=settings.path
-    )
-    return AsyncEmitter(create_transport(config))
+    return AsyncEmitter(create_transport(settings.transport_config()))
 
 
 def _spark_conf(spark: Any) -> dict[str, str]:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from plumbline.spark.errors import SettingsError
-from plumbline.transports.config import TRANSPORT_TYPES
+from plumbline.transports.config import TRANSPORT_TYPES, TransportConfig
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +64,13 @@ class CaptureSettings:
         return (
             f"CaptureSettings(transport_type={self.transport_type!r}, url={self.url!r}, "
             f"api_key={key!r}, path={self.path!r}, namespace={self.namespace!r})"
+        )
+
+    def transport_config(self) -> TransportConfig:
+        """The transport these settings name, checked (`TransportConfigError`: http without a
+        URL or with a bad one, file without a path); `plumbline run` checks through here too."""
+        return TransportConfig(
+            type=self.transport_type, url=self.url, api_key=self.api_key, path=self.path
         )
 
 

@@ -73,3 +73,24 @@ def test_run_decides_the_transport_as_the_capture_does(tmp_path: Path) -> None:
     assert done.stdout == ""
     assert "transport type must be one of http, file, console: 'kafka'" in done.stderr
     assert "PLUMBLINE_TRANSPORT_TYPE" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--transport", "http"], "the http transport needs a url (--url URL or PLUMBLINE_URL)"),
+        (["--url", "ftp://127.0.0.1/x"], "transport url: "),
+        (
+            ["--transport", "file"],
+            "the file transport needs a path (--path FILE or PLUMBLINE_PATH)",
+        ),
+    ],
+)
+def test_run_refuses_a_transport_the_capture_would_refuse(
+    tmp_path: Path, options: list[str], message: str
+) -> None:
+    """Checked by the capture's own TransportConfig, before the script runs."""
+    done = _run(tmp_path, options)
+    assert done.returncode == 2, done.stderr
+    assert done.stdout == ""  # the script did not run
+    assert message in done.stderr
