@@ -288,3 +288,29 @@ def test_a_sort_aggregate_groups_without_sorting_the_data_set() -> None:
         "b": {("in", "v"): {(DIRECT, "AGGREGATION")}},
     }
     assert dataset == {("in", "name"): {(INDIRECT, "GROUP_BY")}}
+
+
+def test_a_reused_subquery_is_told_from_the_one_it_reuses() -> None:
+    aggregate = node("HashAggregate", "HashAggregate(keys=[], functions=[max(v#11)])", SCAN)
+    first = node("Subquery", "Subquery subquery#30, [id=#7]", aggregate)
+    reused = node("ReusedSubquery", "ReusedSubquery Subquery subquery#30, [id=#7]", aggregate)
+    project = node(
+        "Project",
+        "Project [Subquery subquery#30, [id=#7] AS a#31, "
+        "(ReusedSubquery Subquery subquery#30, [id=#7] + 1.0) AS b#32]",
+        SCAN,
+        first,
+        reused,
+    )
+    info = node(
+        WRITE, f"{WRITE} file:/d/s, false, Parquet, [path=/d/s], Overwrite, [a, b]", project
+    )
+    description = (
+        "(3) HashAggregate\nInput [1]: [v#11]\nKeys: []\nFunctions [1]: [max(v#11)]\n"
+        "Aggregate Attributes [1]: [max(v#11)#29]\nResults [1]: [max(v#11)#29 AS max(v)#33]\n"
+    )
+    columns, _, _ = lineage(info, description)
+    assert columns == {
+        "a": {("in", "v"): {(DIRECT, "AGGREGATION")}},
+        "b": {("in", "v"): {(DIRECT, "AGGREGATION")}},  # max(v) + 1
+    }
