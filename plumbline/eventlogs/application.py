@@ -339,7 +339,7 @@ class ApplicationLog:
         facts.inputs = list(inputs.values())
         output = self._write_output(execution, facts.command)
         if output is not None:
-            output.lineage = column_lineage(plan.root, source_of)
+            output.lineage = column_lineage(plan.root, source_of, unhandled=False)
             output.schema = _output_schema(plan.root, output, inputs) or output.schema
             output.stats = {
                 _WRITE_METRICS[name]: execution.metrics[acc]
@@ -418,6 +418,7 @@ class ApplicationLog:
             "parent": events.parent(self.namespace, self.app_name, self.app_run_id),
             "processing_engine": events.processing_engine(self.spark_version),
             "plumbline_extraction": self._extraction_facet(root_id, truncated),
+            **events.completeness_facets(facts, truncated),
         }
         if self._properties:
             run_facets["spark_properties"] = events.spark_properties(self._properties)
@@ -522,7 +523,8 @@ def _complete_from_nested(
     while root.name in v.OBJECT_WRAPPERS and len(root.children) == 1:
         root = root.children[0]
     names = [str(f["name"]) for f in output.schema] or None
-    output.lineage = LineageWalker(query.source_of).query_lineage(root, names)
+    walker = LineageWalker(query.source_of, unhandled=False)
+    output.lineage = walker.query_lineage(root, names)
 
 
 def _output_schema(

@@ -44,6 +44,12 @@ def facet_schema_url(kind: str) -> str:
     return f"{SPEC}/facets/{FACET_VERSIONS[kind]}/{kind}.json#/$defs/{kind}"
 
 
+# plumbline's run facet stating how complete an action's lineage is (`plumbline_completeness`)
+COMPLETENESS_FACET_SCHEMA_URL = (
+    "https://github.com/plumbline/plumbline/blob/main/plumbline/spark/"
+    "CompletenessRunFacet.json#/$defs/CompletenessRunFacet"
+)
+
 # plumbline's run facet marking lineage extracted from a Spark event log (`plumbline_extraction`)
 EXTRACTION_FACET_SCHEMA_URL = (
     "https://github.com/plumbline/plumbline/blob/main/plumbline/eventlogs/"

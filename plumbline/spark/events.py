@@ -9,7 +9,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from plumbline import __version__
+from plumbline.openlineage import confidence
 from plumbline.openlineage.schema_urls import (
+    COMPLETENESS_FACET_SCHEMA_URL,
     RUN_EVENT_SCHEMA_URL,
     RUN_FACET_SCHEMA_URL,
     facet_schema_url,
@@ -209,6 +211,34 @@ def datasets(
             }
         outputs.append(entry)
     return inputs, outputs
+
+
+def completeness(facts: ActionFacts, truncated: int = 0) -> dict[str, Any]:
+    """The `plumbline_completeness` run facet (issue 31 §2): `complete`, or `partial` with the
+    reasons the lineage walk of each output met (an RDD action's columns come from code;
+    `truncated`: plan nodes an event log cut short)."""
+    reasons: dict[str, None] = {}
+    if facts.job_type == "RDD_JOB":
+        reasons[f"{confidence.RDD}: an RDD action (its records come from code)"] = None
+    for output in facts.outputs:
+        for reason in output.lineage.reasons if output.lineage is not None else ():
+            reasons[reason] = None
+    if truncated:
+        reasons[f"{confidence.TRUNCATED_PLAN}: {truncated} plan node(s) cut short in the log"] = (
+            None
+        )
+    kept = list(reasons)[: confidence.MAX_REASONS]
+    return {
+        "_producer": PRODUCER,
+        "_schemaURL": COMPLETENESS_FACET_SCHEMA_URL,
+        "completeness": confidence.PARTIAL if kept else confidence.COMPLETE,
+        "reasons": kept,
+    }
+
+
+def completeness_facets(facts: ActionFacts, truncated: int = 0) -> dict[str, Any]:
+    """The run facets :func:`completeness` makes, by name (to merge into an event's)."""
+    return {confidence.FACET: completeness(facts, truncated)}
 
 
 def job_type(kind: str, processing: str = "BATCH") -> dict[str, Any]:

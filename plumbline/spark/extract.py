@@ -66,6 +66,7 @@ class _Extraction:
         self.inputs: dict[str, DatasetFacts] = {}
         self.leaf_reads: dict[int, LeafRead] = {}
         self.walker = LineageWalker(self._leaf_deps)
+        self.walker.opaque_leaf = self._opaque_leaf
         self._leaves: Any = None
         self._leaf_index: dict[int, int] = {}
 
@@ -111,6 +112,11 @@ class _Extraction:
             ]
             return LeafRead([facts])
         return relation_read(jvm.relation_info(jvm_leaf, leaf))
+
+    def _opaque_leaf(self, leaf: Node) -> bool:
+        """Whether the leaf reads datasets whose columns come from code (an RDD's files)."""
+        read = self.leaf_reads.get(id(leaf))
+        return read is not None and read.opaque and bool(read.datasets)
 
     def _leaf_deps(self, leaf: Node, column: str) -> Deps:
         read = self.leaf_reads.get(id(leaf))

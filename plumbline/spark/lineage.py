@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from plumbline.openlineage.confidence import PYTHON_UDF, RDD, UNHANDLED_NODE
 from plumbline.spark import vocabulary as v
 from plumbline.spark.plan import ExprId, Node
 
@@ -92,6 +93,8 @@ class LineageResult:
 
     columns: dict[str, Deps] = field(default_factory=dict)
     dataset: Deps = field(default_factory=dict)
+    # why the lineage may miss columns or inputs, "<kind>: <detail>" (issue 31 §2)
+    reasons: list[str] = field(default_factory=list)
 
 
 # A plan handler gets the node and its children's outputs (walked already) and returns the
@@ -130,11 +133,21 @@ class LineageWalker:
     """Walks one analyzed plan; `source_of(leaf, column)` gives the input fields a source leaf's
     column reads (empty when the leaf reads no dataset)."""
 
-    def __init__(self, source_of: SourceOf) -> None:
+    def __init__(self, source_of: SourceOf, *, unhandled: bool = True) -> None:
+        """``unhandled``: name the plan nodes walked without a handler among the reasons
+        (logical plans; event logs' physical operators pass through by the dozen)."""
         self.source_of = source_of
         self.lineage: dict[ExprId, Deps] = {}
         self.cte_outputs: dict[int, list[Node]] = {}
         self.dataset: Deps = {}
+        self.reasons: dict[str, None] = {}  # in the order met
+        self.unhandled = unhandled
+        # whether a leaf reads datasets through code (an RDD's files): live capture knows
+        self.opaque_leaf: Callable[[Node], bool] = lambda leaf: False
+
+    def note(self, kind: str, detail: str) -> None:
+        """Record why the lineage may be partial (a kind of ``plumbline.openlineage.confidence``)."""
+        self.reasons.setdefault(f"{kind}: {detail}")
 
     # -- expressions -------------------------------------------------------------------------
 
@@ -200,7 +213,7 @@ class LineageWalker:
         """Lineage of each output column of `query` (named `names`, else by its attributes)."""
         output = self.walk(query)
         names = names or [str(a.fields.get("name")) for a in output]
-        result = LineageResult(dataset=self.dataset)
+        result = LineageResult(dataset=self.dataset, reasons=list(self.reasons))
         for name, attribute in zip(names, output, strict=False):
             deps = self.attribute_deps(attribute)
             if deps:
@@ -234,12 +247,14 @@ def output_names(root: Node) -> list[str] | None:
     return [c.strip() for c in inner.split(",")] if inner.strip() else []
 
 
-def column_lineage(root: Node, source_of: SourceOf) -> LineageResult:
-    """Column lineage of the write command `root`: a pure function of its plan and sources."""
+def column_lineage(root: Node, source_of: SourceOf, *, unhandled: bool = True) -> LineageResult:
+    """Column lineage of the write command `root`: a pure function of its plan and sources
+    (``unhandled``: see :class:`LineageWalker`)."""
     query = write_query(root)
     if query is None:
         return LineageResult()
-    return LineageWalker(source_of).query_lineage(query, output_names(root))
+    walker = LineageWalker(source_of, unhandled=unhandled)
+    return walker.query_lineage(query, output_names(root))
 
 
 # -- expression handlers ----------------------------------------------------------------------------
@@ -248,6 +263,16 @@ def column_lineage(root: Node, source_of: SourceOf) -> LineageResult:
 def _any_expression(walker: LineageWalker, expr: Node, mode: Transformation, deps: Deps) -> None:
     """A function of its children (`a + b`, `upper(a)`, a UDF...): DIRECT TRANSFORMATION."""
     walker.visit_children(expr, upgrade(mode, TRANSFORMATION), deps)
+
+
+@expression_kind(v.PYTHON_UDFS)
+def _python_udf(walker: LineageWalker, expr: Node, mode: Transformation, deps: Deps) -> None:
+    """A Python UDF: a function of its arguments as far as lineage can tell (it may read more)."""
+    walker.note(
+        PYTHON_UDF,
+        f"{expr.fields.get('name') or 'a Python UDF'} (inputs assumed from its arguments)",
+    )
+    _any_expression(walker, expr, mode, deps)
 
 
 @expression_kind(v.ATTRIBUTES, {v.OUTER_REFERENCE})
@@ -332,6 +357,8 @@ def _if(walker: LineageWalker, expr: Node, mode: Transformation, deps: Deps) -> 
 
 def _any_plan(walker: LineageWalker, plan: Node, outputs: list[list[Node]]) -> list[Node]:
     """A node that adds no columns: its child's output (all children's, side by side)."""
+    if walker.unhandled and plan.name not in v.PASS_THROUGH_PLANS:
+        walker.note(UNHANDLED_NODE, plan.name)
     if len(outputs) > 1:
         return [a for out in outputs for a in out]
     return outputs[0] if outputs else []
@@ -343,6 +370,8 @@ def _first(outputs: list[list[Node]]) -> list[Node]:
 
 @plan_kind(v.LEAF_RELATIONS)
 def _relation(walker: LineageWalker, plan: Node, outputs: list[list[Node]]) -> list[Node]:
+    if plan.name in v.RDD_RELATIONS and walker.opaque_leaf(plan):
+        walker.note(RDD, "a DataFrame made from an RDD (its columns come from code)")
     attributes = plan.trees("output")
     for attribute in attributes:
         walker.define(attribute, walker.source_of(plan, str(attribute.fields.get("name"))))
@@ -522,6 +551,13 @@ def _lateral_join(walker: LineageWalker, plan: Node, outputs: list[list[Node]]) 
         for query in subquery.trees("plan"):
             lateral = walker.walk(query)  # its outer references are the left side's columns
     return _first(outputs) + lateral
+
+
+@plan_kind(v.PYTHON_PLANS)
+def _python_plan(walker: LineageWalker, plan: Node, outputs: list[list[Node]]) -> list[Node]:
+    """mapInPandas and its kin: new columns computed by Python code from whole rows."""
+    walker.note(PYTHON_UDF, f"{plan.name} (its output columns come from Python code)")
+    return plan.trees("output")
 
 
 @plan_kind(v.PYTHON_EVALS)

@@ -123,7 +123,7 @@ class RddJobs:
         if event_type == "COMPLETE" and facts.outputs[0].local_path:
             versions[facts.outputs[0].id.key] = run.run_id  # each write makes a version
         inputs, outputs = events.datasets(facts, with_stats=ended, versions=versions)
-        run_facets = self._run_facets()
+        run_facets = {**self._run_facets(), **events.completeness_facets(facts)}
         if facts.error is not None:
             run_facets["errorMessage"] = events.error_message(*facts.error)
         self._emit(

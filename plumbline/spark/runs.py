@@ -232,7 +232,7 @@ class RunTracker:
                 run.run_id,
                 self._app.namespace,
                 events.action_job_name(self._app.job_name, facts),
-                run_facets=self.run_facets(),
+                run_facets={**self.run_facets(), **events.completeness_facets(facts)},
                 job_facets=events.action_job_facets(facts),
                 inputs=inputs,
                 outputs=outputs,
@@ -264,7 +264,7 @@ class RunTracker:
                         versions[output.id.key] = run.run_id
         formats.read_versions(self._session, facts.inputs, run.start_ms)
         inputs, outputs = events.datasets(facts, with_stats=True, versions=versions)
-        run_facets = self.run_facets()
+        run_facets = {**self.run_facets(), **events.completeness_facets(facts)}
         if facts.error is not None:
             run_facets["errorMessage"] = events.error_message(*facts.error)
         self._emit(

@@ -378,7 +378,7 @@ class StreamRuns:
         facts.inputs = [_with_stats(d, stream.stats_in) for d in facts.inputs]
         facts.outputs = [_with_stats(d, stream.stats_out) for d in facts.outputs]
         inputs, outputs = events.datasets(facts, with_stats=event_type != "START")
-        run_facets = self._run_facets()
+        run_facets = {**self._run_facets(), **events.completeness_facets(facts)}
         batches = self.batches.take(stream.run_id, final=event_type in ("COMPLETE", "FAIL"))
         if batches is not None:
             run_facets[FACET] = batches

@@ -94,6 +94,49 @@ LATERAL_JOINS = frozenset({"LateralJoin"})
 # Python UDFs evaluated apart (optimized plans): `udfs` compute `resultAttrs`, one each
 PYTHON_EVALS = frozenset({"BatchEvalPython", "ArrowEvalPython"})
 PYTHON_UDF = "PythonUDF"  # one of their `udfs`: a function of its arguments
+PYTHON_UDFS = frozenset({PYTHON_UDF})  # Python code: its inputs assumed from its arguments
+# Python code over whole rows (mapInPandas, applyInPandas...): its `output` columns come from code
+# column lineage cannot look into (the completeness facet names them: issue 31 §2)
+PYTHON_PLANS = frozenset(
+    {
+        "MapInPandas",
+        "MapInArrow",
+        "PythonMapInArrow",
+        "FlatMapGroupsInPandas",
+        "FlatMapGroupsInArrow",
+        "FlatMapCoGroupsInPandas",
+        "FlatMapCoGroupsInArrow",
+        "FlatMapGroupsInPandasWithState",
+        "TransformWithStateInPandas",
+    }
+)
+# leaves made from an RDD: their columns come from code (`rdd` in the completeness facet)
+RDD_RELATIONS = frozenset({RDD_RELATION, "ExternalRDD"})
+# plan nodes that pass their child's columns on unchanged: no handler, and no loss of lineage (a
+# node of no handler outside this set is named in the completeness facet as `unhandledNode`)
+PASS_THROUGH_PLANS = frozenset(
+    {
+        "SubqueryAlias",
+        "View",
+        "WriteFiles",
+        "Repartition",
+        "RepartitionByExpression",
+        "RebalancePartitions",
+        "Distinct",
+        "Deduplicate",
+        "DeduplicateWithinWatermark",
+        "GlobalLimit",
+        "LocalLimit",
+        "Limit",
+        "Offset",
+        "Tail",
+        "Sample",
+        "Subquery",
+        "ResolvedHint",
+        "EventTimeWatermark",
+        "CollectMetrics",
+    }
+)
 # an executed scan of cached data (event logs: `InMemoryTableScan [name#2]`): its `output`
 # columns, of the cached plan under it (by expression id, else by name when the cache served
 # another query whose columns have other ids)

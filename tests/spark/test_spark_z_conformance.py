@@ -14,6 +14,8 @@ import pytest
 from jsonschema import Draft202012Validator, FormatChecker
 from referencing import Registry, Resource
 
+import plumbline
+
 pytestmark = pytest.mark.spark
 
 RUN_EVENT = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent"
@@ -21,6 +23,8 @@ RUN_EVENT = "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent"
 
 def _registry(spec_dir: Path) -> Registry:
     files = [spec_dir / "OpenLineage.json", *sorted((spec_dir / "facets").glob("*.json"))]
+    # plumbline's own facets, checked against the schemas it ships (CompletenessRunFacet...)
+    files += sorted((Path(plumbline.__file__).parent / "spark").glob("*.json"))
     resources = []
     for path in files:
         schema = json.loads(path.read_text())
