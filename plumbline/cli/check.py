@@ -1,15 +1,18 @@
-"""`plumbline check`: fail a CI build when a server holds unacknowledged alerts of listed kinds.
+"""`plumbline check`: fail a CI build when a server holds unacknowledged alerts of listed kinds,
+or (``--expect FILE``) when the lineage breaks an expectations file's rules.
 
-Exit status: 0 none; 1 at least one (each printed with its blast radius); 2 the check could not
-be made (a bad option, an unreachable server, an error answer)."""
+Exit status: 0 none; 1 at least one (each printed: an alert with its blast radius, a broken
+expectation on one line); 2 the check could not be made (a bad option or file, an unreachable
+server, an error answer, an expectation the server could not decide)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import click
 
-from plumbline.cli.client import get, known_namespaces, server_options
+from plumbline.cli.client import get, known_namespaces, post, server_options
 from plumbline.cli.run_ids import short_id
 from plumbline.cli.since import since_option
 from plumbline.store.write.alert_rules import KINDS
@@ -43,17 +46,41 @@ def parse_kinds(value: str) -> list[str]:
     help=f"Comma-separated alert kinds that fail the check ({', '.join(KINDS)}).",
 )
 @since_option("Only alerts seen since then")
+@click.option(
+    "--expect",
+    "expect_file",
+    type=click.Path(dir_okay=False),
+    help="Check this expectations file (TOML) against the server's lineage instead of alerts.",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json", "junit"]),
+    default="text",
+    show_default=True,
+    help="With --expect: text (one line per broken expectation), json (the server's answer) "
+    "or junit (JUnit XML, one test case per rule).",
+)
 @server_options
 def check(
     namespace: tuple[str, ...],
     fail_on: str,
     since: str | None,
+    expect_file: str | None,
+    output_format: str,
     url: str,
     api_key: str | None,
     timeout: float,
 ) -> None:
     """Exit 1 when the server has unacknowledged alerts of the --fail-on kinds (each printed
-    with its blast radius), 0 when it has none, 2 when it cannot tell."""
+    with its blast radius), 0 when it has none, 2 when it cannot tell.
+
+    With --expect FILE: exit 0 when every expectation holds, 1 with one line per broken one
+    (expected, seen, the run that last showed it), 2 when it cannot tell (a malformed file, the
+    server unreachable, a walk cut short)."""
+    if expect_file is not None:
+        check_expectations(expect_file, output_format, url, api_key, timeout)
+        return
     try:
         kinds = parse_kinds(fail_on)
     except ValueError as exc:
@@ -78,6 +105,42 @@ def check(
         click.echo(describe(alert))
     click.echo(f"{len(found)} unacknowledged alert(s) of {', '.join(kinds)}", err=True)
     raise click.exceptions.Exit(1)
+
+
+def check_expectations(
+    path: str, output_format: str, url: str, api_key: str | None, timeout: float
+) -> None:
+    """``check --expect``: the file parsed here (a malformed one names its line), checked by the
+    server (``POST /api/v1/expectations/check``)."""
+    from plumbline.expectations import report
+    from plumbline.expectations.rules import ExpectationsError, load, to_json
+
+    try:
+        rules = load(path)
+    except ExpectationsError as exc:
+        raise _cannot(str(exc)) from None
+    try:
+        answer = post(url, api_key, timeout, "/api/v1/expectations/check", to_json(rules)).json()
+    except click.exceptions.Exit:  # the client printed the one line
+        raise click.exceptions.Exit(NO_CHECK) from None
+    outcomes = answer["outcomes"]
+    if output_format == "json":
+        click.echo(json.dumps(answer, indent=2))
+    elif output_format == "junit":
+        click.echo(report.junit(outcomes), nl=False)
+    else:
+        for outcome in outcomes:
+            if outcome["status"] != "holds":
+                run = short_id(outcome["runId"]) if outcome.get("runId") else None
+                click.echo(report.line(outcome, run))
+    status = report.exit_status(outcomes)
+    holds = sum(1 for o in outcomes if o["status"] == "holds")
+    summary = f"{holds} of {len(outcomes)} expectation(s) hold"
+    if status == 0:
+        click.echo(f"ok: {summary}", err=output_format != "text")
+        return
+    click.echo(f"{summary}; {answer['broken']} broken, {answer['undecided']} undecided", err=True)
+    raise click.exceptions.Exit(status)
 
 
 def _field(key: str, field: dict[str, Any]) -> str:

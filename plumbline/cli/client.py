@@ -111,15 +111,29 @@ def get(
 ) -> httpx.Response:
     """``GET base_url(url) + path``; any answer but 200 (and the statuses in ``also``, returned
     to the caller) ends the command with one line."""
+    params = {k: v for k, v in params.items() if v is not None}
+    return _request("GET", url, api_key, timeout, path, also, params=params)
+
+
+def post(url: str, api_key: str | None, timeout: float, path: str, body: Any) -> httpx.Response:
+    """``POST base_url(url) + path`` with a JSON body; any answer but 200 ends the command with
+    one line, as :func:`get`."""
+    return _request("POST", url, api_key, timeout, path, (), json=body)
+
+
+def _request(
+    method: str,
+    url: str,
+    api_key: str | None,
+    timeout: float,
+    path: str,
+    also: tuple[int, ...],
+    **kwargs: Any,
+) -> httpx.Response:
     base = base_url(url)
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     try:
-        response = httpx.get(
-            base + path,
-            params={k: v for k, v in params.items() if v is not None},
-            headers=headers,
-            timeout=timeout,
-        )
+        response = httpx.request(method, base + path, headers=headers, timeout=timeout, **kwargs)
     except httpx.HTTPError as exc:
         fail(f"cannot reach {redact_url(base)}: {exc or type(exc).__name__}")
     if response.status_code != 200 and response.status_code not in also:

@@ -82,7 +82,8 @@ def check(
     visible_to: VisibleTo = None,
     now: datetime | None = None,
 ) -> list[Outcome]:
-    """The outcome of every rule of ``expectations``, in the order they are listed."""
+    """The outcome of every rule of ``expectations``: by section (reach, never_reach, job, fresh),
+    each in the order it lists them."""
     at = now or datetime.now(UTC)
     return [
         check_rule(conn, rule, max_nodes=max_nodes, visible_to=visible_to, now=at)

@@ -233,6 +233,12 @@ def test_every_read_route_answers_what_it_documents(spec: dict[str, Any], live_s
             ("GET", "/api/v1/alerts", "/api/v1/alerts", {"kind": "schema-drift"}),
             ("POST", "/api/v1/alerts/{id}/ack", f"/api/v1/alerts/{alert_id}/ack", {}),
             ("GET", "/api/v1/coverage", "/api/v1/coverage", {"namespace": "file"}),
+            (  # a body, not parameters (see below)
+                "POST",
+                "/api/v1/expectations/check",
+                "/api/v1/expectations/check",
+                {"namespace": "file", "reach": [{"from": CLEAN, "to": DAILY}]},
+            ),
             ("GET", "/api/v1/failed-runs", "/api/v1/failed-runs", {"limit": 5}),
             ("GET", "/api/v1/events", "/api/v1/events", {"limit": 5}),
             ("GET", "/api/v1/events/{namespace}", "/api/v1/events/shop", {}),
@@ -285,7 +291,8 @@ def test_every_read_route_answers_what_it_documents(spec: dict[str, Any], live_s
         ]
         answers: dict[tuple[str, str], list[Any]] = {}
         for method, template, path, params in calls:
-            response = client.request(method, path, params=params)
+            body = template == "/api/v1/expectations/check"
+            response = client.request(method, path, **{"json" if body else "params": params})
             assert response.status_code == 200, (method, path, response.text)
             _validate(spec, method, template, response.json())
             answers.setdefault((method, template), []).append(response.json())

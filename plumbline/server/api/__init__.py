@@ -7,6 +7,7 @@ from plumbline.server.api import (
     coverage,
     datasets,
     events,
+    expectations,
     failed_runs,
     impact,
     jobs,
@@ -38,4 +39,5 @@ routers: list[APIRouter] = [
     stats.router,
     alerts.router,
     coverage.router,
+    expectations.router,
 ]

@@ -1,0 +1,103 @@
+"""``POST /expectations/check``: the rules of an expectations file, as JSON, checked against the
+lineage (issue 31 §1). A thin face over :func:`plumbline.expectations.evaluate.check`; read
+scope; the body is bounded (:data:`MAX_EXPECTATIONS_BYTES`, :data:`~plumbline.expectations.rules.MAX_RULES`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, HTTPException, Request, Response
+from starlette.types import Message
+
+from plumbline.expectations.evaluate import BROKEN, HOLDS, UNDECIDED, UNKNOWN, check
+from plumbline.expectations.rules import ExpectationsError, parse_mapping
+from plumbline.server.api.expectation_models import Expectations, ExpectationsCheck
+from plumbline.server.api.lineage import GraphResponse
+from plumbline.server.api.routing import (
+    PREFIX,
+    ReadAccess,
+    Reader,
+    ReadRoute,
+    WorkRows,
+    max_graph_nodes,
+)
+from plumbline.server.errors import APIError
+from plumbline.server.read_budget import AnalysisMemory
+from plumbline.store import gc_paused, work_budget
+
+MAX_EXPECTATIONS_BYTES = 1024 * 1024  # an expectations body
+
+
+def _too_large() -> HTTPException:
+    return HTTPException(413, f"the body is over the limit of {MAX_EXPECTATIONS_BYTES} bytes")
+
+
+class BoundedBodyRoute(ReadRoute):
+    """A route whose body is refused past :data:`MAX_EXPECTATIONS_BYTES`, by its declared
+    length or as its bytes arrive (413), before it is parsed."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def route(request: Request) -> Response:
+            declared = request.headers.get("content-length")
+            if (
+                declared is not None
+                and declared.isdigit()
+                and int(declared) > MAX_EXPECTATIONS_BYTES
+            ):
+                raise _too_large()
+            receive, received = request.receive, 0
+
+            async def bounded() -> Message:
+                nonlocal received
+                message = await receive()
+                received += len(message.get("body", b""))
+                if received > MAX_EXPECTATIONS_BYTES:
+                    raise _too_large()
+                return message
+
+            request._receive = bounded  # noqa: SLF001 - the one place the body is read from
+            return await handler(request)
+
+        return route
+
+
+router = APIRouter(prefix=PREFIX, tags=["Analysis"], route_class=BoundedBodyRoute)
+
+
+@router.post(
+    "/expectations/check",
+    dependencies=[AnalysisMemory],
+    response_model=ExpectationsCheck,
+    summary="Check expectations (edges that must or must never exist, freshness) against lineage",
+    description="The rules of an expectations file as JSON (`plumbline check --expect` sends its "
+    "file this way). Each rule's outcome: holds, broken, unknown (names something the server does "
+    "not know: a failure) or undecided (the walk was cut: node cap, work budget, or nodes the "
+    f"token may not read). At most {MAX_EXPECTATIONS_BYTES} bytes; a malformed rule is 400 naming it.",
+)
+def check_expectations(
+    *,
+    body: Expectations,
+    conn: Reader,
+    cap: Annotated[int, Depends(max_graph_nodes)],
+    rows: WorkRows,
+    principal: ReadAccess,
+) -> Response:
+    try:
+        rules = parse_mapping(body.model_dump(by_alias=True, exclude_none=True))
+    except ExpectationsError as exc:
+        raise APIError(400, str(exc)) from None
+    with gc_paused(), work_budget(rows) as work:
+        outcomes = check(conn, rules, max_nodes=cap, visible_to=principal.namespaces)
+    statuses = [o.status for o in outcomes]
+    answer = {
+        "outcomes": [o.to_json() for o in outcomes],
+        "holds": statuses.count(HOLDS),
+        "broken": statuses.count(BROKEN) + statuses.count(UNKNOWN),
+        "undecided": statuses.count(UNDECIDED),
+        "declared": len(rules.declare),
+        "truncated": False,
+    }
+    return GraphResponse(work.mark(answer))
