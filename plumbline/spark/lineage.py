@@ -295,7 +295,7 @@ def _subquery(walker: LineageWalker, expr: Node, mode: Transformation, deps: Dep
     walker.visit_children(expr, upgrade(mode, TRANSFORMATION), deps)
 
 
-@expression_kind(v.ALIASES)
+@expression_kind(v.ALIASES, v.IDENTITY_WRAPPERS)
 def _alias(walker: LineageWalker, expr: Node, mode: Transformation, deps: Deps) -> None:
     walker.visit_children(expr, mode, deps)
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from plumbline.spark.catalyst_decisions import EXPRESSION, HANDLER, LOGICAL, PHYSICAL, Decided
+
 # -- logical plan leaves ------------------------------------------------------------------------
 
 RDD_RELATION = "LogicalRDD"  # a DataFrame made from an RDD (`rdd()` is that RDD)
@@ -166,6 +168,11 @@ IF = "If"
 IFS = frozenset({IF})  # predicate, then the two values
 CAST = "Cast"
 CASTS = frozenset({CAST, "UpCast"})  # a type conversion of their one child
+# Tags the analyzer or optimizer puts on a value without changing it (a Scala UDF's argument known
+# not null...): the value is taken as is, DIRECT IDENTITY as an Alias is
+IDENTITY_WRAPPERS = frozenset(
+    {"KnownNotNull", "KnownNullable", "KnownFloatingPointNormalized", "KnownNotContainsNull"}
+)
 LITERAL = "Literal"
 # Nodes event-log extraction makes of expression strings it does not split further (the walker
 # treats them as any expression: their children are what they read): an operator over its
@@ -506,3 +513,41 @@ OBJECT_WRAPPERS = frozenset({"DeserializeToObject", "SerializeFromObject", "MapP
 # SaveMode names, as a V1 write's plan string gives them
 ERROR_IF_EXISTS = "ErrorIfExists"
 SAVE_MODES = frozenset({"Overwrite", "Append", ERROR_IF_EXISTS, "Ignore"})
+
+# -- every Catalyst class, decided (issue 31 §4; catalyst_decisions.py lists the rest) -------------
+
+# plan nodes with a handler: lineage.PLAN_HANDLERS, the output commands and their wrappers
+HANDLED_PLANS = frozenset().union(
+    LEAF_RELATIONS, VIEWS, PROJECTS, {PROJECT_CHAIN}, AGGREGATES, FILTERS, JOINS, SORTS, WINDOWS,
+    GENERATES, UNIONS, EXPANDS, LEFT_SET_OPERATIONS, CTE_DEFINITIONS, CTE_REFERENCES, WITH_CTES,
+    LATERAL_JOINS, PYTHON_EVALS, MERGE_ROWS, OUTPUT_COMMANDS, SAVE_AS_TABLE_WRAPPERS,
+)  # fmt: skip
+# expressions with a handler: lineage.EXPRESSION_HANDLERS
+HANDLED_EXPRESSIONS = frozenset().union(
+    ATTRIBUTES, {OUTER_REFERENCE}, SUBQUERY_EXPRESSIONS, ALIASES, CASTS, IDENTITY_WRAPPERS,
+    AGGREGATE_EXPRESSIONS, WINDOW_EXPRESSIONS, CASE_WHENS, IFS,
+)  # fmt: skip
+_HANDLED = {
+    "logical": Decided(
+        HANDLER, "a handler of its own (lineage.PLAN_HANDLERS, OUTPUT_COMMANDS)", HANDLED_PLANS
+    ),
+    "expression": Decided(
+        HANDLER,
+        "a handler of its own (lineage.EXPRESSION_HANDLERS), per the column lineage facet",
+        HANDLED_EXPRESSIONS,
+    ),
+}
+DECISIONS: dict[str, tuple[Decided, ...]] = {
+    "logical": (_HANDLED["logical"], *LOGICAL),
+    "physical": PHYSICAL,
+    "expression": (_HANDLED["expression"], *EXPRESSION),
+}
+
+
+def decision(kind: str, name: str) -> Decided | None:
+    """How the capture treats the Catalyst class `name` (a simple name, `plan.Node.name`) of
+    `kind` (logical, physical, expression); None when it is decided nowhere."""
+    for decided in DECISIONS[kind]:
+        if name in decided.names:
+            return decided
+    return None
