@@ -41,9 +41,9 @@ LOGICAL: tuple[Decided, ...] = (
         _names(
             """
             CollectMetrics EventTimeWatermark GlobalLimit LimitAll LocalLimit Offset
-            OrderAwareCoalesce PythonWorkerLogs RebalancePartitions Repartition
-            RepartitionByExpression ResolvedHint ReturnAnswer Sample Subquery SubqueryAlias
-            Tail TypedFilter UpdateEventTimeWatermarkColumn WriteFiles
+            OrderAwareCoalesce RebalancePartitions Repartition RepartitionByExpression
+            ResolvedHint ReturnAnswer Sample Subquery SubqueryAlias Tail
+            UpdateEventTimeWatermarkColumn WriteFiles
             """
         ),
     ),
@@ -136,20 +136,19 @@ LOGICAL: tuple[Decided, ...] = (
     Decided(
         OPAQUE,
         (
-            "a user function of whole rows (typed Dataset operations, pandas, Arrow, R, a script, "
-            "a Python UDTF): its output columns are new attributes the plan does not relate to "
-            "its input columns, so their lineage stops here"
+            "a user function of whole rows (typed Dataset operations and filters, R, a script, a "
+            "Python UDTF; pandas and Arrow ones have a handler: vocabulary.PYTHON_PLANS): its "
+            "output columns are new attributes the plan does not relate to its input columns, "
+            "so their lineage stops here (the completeness facet names it: unhandledNode)"
         ),
         _names(
             """
             AppendColumns AppendColumnsWithObject ArrowEvalPythonUDTF
             AttachDistributedSequence BatchEvalPythonUDTF CoGroup DeserializeToObject
-            FlatMapCoGroupsInArrow FlatMapCoGroupsInPandas FlatMapGroupsInArrow
-            FlatMapGroupsInPandas FlatMapGroupsInPandasWithState FlatMapGroupsInR
-            FlatMapGroupsInRWithArrow FlatMapGroupsWithState MapElements MapGroups
-            MapInArrow MapInPandas MapPartitions MapPartitionsExternalUDF MapPartitionsInR
-            MapPartitionsInRWithArrow PythonMapInArrow ScriptTransformation
-            SerializeFromObject TransformWithState TransformWithStateInPySpark
+            FlatMapGroupsInR FlatMapGroupsInRWithArrow FlatMapGroupsWithState MapElements
+            MapGroups MapPartitions MapPartitionsExternalUDF MapPartitionsInR
+            MapPartitionsInRWithArrow ScriptTransformation SerializeFromObject
+            TransformWithState TransformWithStateInPySpark TypedFilter
             """
         ),
     ),
@@ -230,8 +229,8 @@ LOGICAL: tuple[Decided, ...] = (
         _names(
             """
             AsOfJoin AutoCdcInto BinBy CreateTableLikeCommand IncrementalQuery LoadData
-            LoadDataCommand NearestByJoin ReplaceTable SequentialStreamingUnion UnionLoop
-            UnionLoopRef Zip
+            LoadDataCommand NearestByJoin PythonWorkerLogs ReplaceTable
+            SequentialStreamingUnion UnionLoop UnionLoopRef Zip
             """
         ),
     ),
@@ -703,7 +702,7 @@ EXPRESSION: tuple[Decided, ...] = (
         _names(
             """
             HiveGenericUDF HiveGenericUDTF HiveSimpleUDF HiveUDAFFunction PythonUDAF
-            PythonUDF PythonUDTF ScalaAggregator ScalaUDAF ScalaUDF
+            PythonUDTF ScalaAggregator ScalaUDAF ScalaUDF
             """
         ),
     ),

@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from plumbline.spark.catalyst_decisions import EXPRESSION, HANDLER, LOGICAL, PHYSICAL, Decided
+from plumbline.spark.catalyst_decisions import (
+    EXPRESSION,
+    HANDLER,
+    LOGICAL,
+    PASS_THROUGH,
+    PHYSICAL,
+    Decided,
+)
 
 # -- logical plan leaves ------------------------------------------------------------------------
 
@@ -116,29 +123,9 @@ PYTHON_PLANS = frozenset(
 RDD_RELATIONS = frozenset({RDD_RELATION, "ExternalRDD"})
 # plan nodes that pass their child's columns on unchanged: no handler, and no loss of lineage (a
 # node of no handler outside this set is named in the completeness facet as `unhandledNode`)
-PASS_THROUGH_PLANS = frozenset(
-    {
-        "SubqueryAlias",
-        "View",
-        "WriteFiles",
-        "Repartition",
-        "RepartitionByExpression",
-        "RebalancePartitions",
-        "Distinct",
-        "Deduplicate",
-        "DeduplicateWithinWatermark",
-        "GlobalLimit",
-        "LocalLimit",
-        "Limit",
-        "Offset",
-        "Tail",
-        "Sample",
-        "Subquery",
-        "ResolvedHint",
-        "EventTimeWatermark",
-        "CollectMetrics",
-    }
-)
+PASS_THROUGH_PLANS = frozenset().union(
+    *(decided.names for decided in LOGICAL if decided.treatment == PASS_THROUGH)
+)  # catalyst_decisions.py: each family with its reason
 # an executed scan of cached data (event logs: `InMemoryTableScan [name#2]`): its `output`
 # columns, of the cached plan under it (by expression id, else by name when the cache served
 # another query whose columns have other ids)
@@ -520,11 +507,12 @@ SAVE_MODES = frozenset({"Overwrite", "Append", ERROR_IF_EXISTS, "Ignore"})
 HANDLED_PLANS = frozenset().union(
     LEAF_RELATIONS, VIEWS, PROJECTS, {PROJECT_CHAIN}, AGGREGATES, FILTERS, JOINS, SORTS, WINDOWS,
     GENERATES, UNIONS, EXPANDS, LEFT_SET_OPERATIONS, CTE_DEFINITIONS, CTE_REFERENCES, WITH_CTES,
-    LATERAL_JOINS, PYTHON_EVALS, MERGE_ROWS, OUTPUT_COMMANDS, SAVE_AS_TABLE_WRAPPERS,
+    LATERAL_JOINS, PYTHON_EVALS, PYTHON_PLANS, MERGE_ROWS, CACHED_SCANS, OUTPUT_COMMANDS,
+    SAVE_AS_TABLE_WRAPPERS,
 )  # fmt: skip
 # expressions with a handler: lineage.EXPRESSION_HANDLERS
 HANDLED_EXPRESSIONS = frozenset().union(
-    ATTRIBUTES, {OUTER_REFERENCE}, SUBQUERY_EXPRESSIONS, ALIASES, CASTS, IDENTITY_WRAPPERS,
+    ATTRIBUTES, {OUTER_REFERENCE}, SUBQUERY_EXPRESSIONS, ALIASES, CASTS, IDENTITY_WRAPPERS, PYTHON_UDFS,
     AGGREGATE_EXPRESSIONS, WINDOW_EXPRESSIONS, CASE_WHENS, IFS,
 )  # fmt: skip
 _HANDLED = {
