@@ -110,7 +110,19 @@ def enclosed(text: str, opening: str, closing: str) -> bool:
     """Whether `text` is one bracketed group (its first opening matches its last closing)."""
     if not (text.startswith(opening) and text.endswith(closing)):
         return False
-    return _group_end(text, 0) == len(text) - 1
+    depth, quote = 0, ""
+    for index, char in enumerate(text):
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"`":
+            quote = char
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+            if depth == 0 and index != len(text) - 1:
+                return False
+    return depth == 0
 
 
 def _parenthesised(inner: str) -> Node:
@@ -143,49 +155,18 @@ def _case_when(text: str) -> Node:
 def _if(text: str) -> Node | None:
     """`if (predicate) a else b` (Catalyst's `If`): the predicate's group, then the values split
     at the `else` of this `if` (one that a nested `if` in the first value does not take)."""
-    close = _group_end(text, len("if "))
-    if close < 0:
+    group = split_top(text[len("if ") :], " ")[0]
+    if not enclosed(group, "(", ")"):
         return None
-    rest = text[close + 1 :]
-    nested, index, depth, quote = 0, 0, 0, ""
-    while index < len(rest):
-        char = rest[index]
-        if quote:
-            quote = "" if char == quote else quote
-        elif char in "'\"`":
-            quote = char
-        elif char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-        elif depth == 0 and rest.startswith(" if (", index):
-            nested += 1
-        elif depth == 0 and rest.startswith(" else ", index):
-            if nested == 0:
-                values = [rest[:index], rest[index + len(" else ") :]]
-                predicate = parse(text[len("if ") + 1 : close])
-                return Node(v.IF, {}, [predicate, *(parse(value) for value in values)])
-            nested -= 1
-        index += 1
+    parts = split_top(text[len("if ") + len(group) :], " else ")
+    nested = 0
+    for index, part in enumerate(parts[:-1]):
+        nested += len(split_top(f"_ {part}", " if ")) - 1  # the ifs this part opens
+        if nested == 0:
+            values = [" else ".join(parts[: index + 1]), " else ".join(parts[index + 1 :])]
+            return Node(v.IF, {}, [parse(group[1:-1]), *(parse(value) for value in values)])
+        nested -= 1
     return None
-
-
-def _group_end(text: str, start: int) -> int:
-    """The index of the bracket closing the group that opens at `start` (-1: none)."""
-    depth, quote = 0, ""
-    for index in range(start, len(text)):
-        char = text[index]
-        if quote:
-            quote = "" if char == quote else quote
-        elif char in "'\"`":
-            quote = char
-        elif char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-            if depth == 0:
-                return index
-    return -1
 
 
 def _function(name: str, args_text: str) -> Node:

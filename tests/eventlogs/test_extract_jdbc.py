@@ -84,10 +84,8 @@ def _lineage(event: dict[str, Any]) -> dict[str, set[tuple[str, str, str]]]:
     }
 
 
-def test_v2_and_jdbc_writes_are_named_as_live_capture_names_them(
-    workdir: Path, database: str, spark: Any, tmp_path: Path
-) -> None:
-    out = tmp_path / "out"
+def _extract(workdir: Path, out: Path) -> tuple[Any, list[dict[str, Any]], list[dict[str, Any]]]:
+    """extract-eventlogs on the job's log: the command's result, its events, the live ones."""
     result = CliRunner().invoke(
         main, ["extract-eventlogs", str(workdir / "logs"), "--out", str(out), "--progress", "0"]
     )
@@ -95,6 +93,13 @@ def test_v2_and_jdbc_writes_are_named_as_live_capture_names_them(
     (log_file,) = out.glob("*.jsonl")
     extracted = [json.loads(line) for line in log_file.read_text().splitlines()]
     live = [json.loads(line) for line in (workdir / "live.jsonl").read_text().splitlines()]
+    return result, extracted, live
+
+
+def test_v2_and_jdbc_writes_are_named_as_live_capture_names_them(
+    workdir: Path, database: str, spark: Any, tmp_path: Path
+) -> None:
+    result, extracted, live = _extract(workdir, tmp_path / "out")
     pg, table = "postgres://127.0.0.1:5432", f"{database}.public"
     mine, theirs = _ends(extracted), _ends(live)
     expected = {
@@ -136,14 +141,7 @@ def test_a_v2_truncate_is_the_table_emptied_live_and_from_the_log(
 ) -> None:
     """The V2 `TruncateTable` command (a JDBC catalog's table that can be truncated): live capture
     and extract-eventlogs give one run, the table in the catalog's database, TRUNCATE, its columns."""
-    out = tmp_path / "out"
-    result = CliRunner().invoke(
-        main, ["extract-eventlogs", str(workdir / "logs"), "--out", str(out), "--progress", "0"]
-    )
-    assert result.exit_code == 0, result.output
-    (log_file,) = out.glob("*.jsonl")
-    extracted = [json.loads(line) for line in log_file.read_text().splitlines()]
-    live = [json.loads(line) for line in (workdir / "live.jsonl").read_text().splitlines()]
+    _, extracted, live = _extract(workdir, tmp_path / "out")
     name = f"event_log_jdbc.execute_truncate_table.{database}_public_table_trunc"
     (ours,), (theirs,) = _ends(extracted)[name], _ends(live)[name]
     for event in (ours, theirs):
