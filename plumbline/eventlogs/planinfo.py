@@ -278,6 +278,8 @@ class _Converter:
         join_type = next((a for a in args if _JOIN_TYPES.match(a)), v.INNER_JOIN)
         if name in v.EQUI_JOIN_EXECS and len(args) >= 2 and len(children) == 2:
             sides = v.NULL_KEYS_DROPPED.get(join_type, ())
+            if join_type == v.LEFT_ANTI_JOIN and "true" in args:  # NOT IN's null-aware anti join:
+                sides = ()  # a null key on its right side empties the result
             for side in sides:
                 checks = {f"isnotnull({key})" for key in _items(args[side])}
                 children[side] = self._without_checks(children[side], checks)

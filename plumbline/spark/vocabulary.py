@@ -73,13 +73,14 @@ FILTERS = frozenset({FILTER})  # `condition` filters the rows
 JOIN = "Join"
 JOINS = frozenset({JOIN})  # `condition` joins two inputs of type `joinType`
 # join types whose output is the left side only
-LEFT_ONLY_JOIN_TYPES = ("LeftSemi", "LeftAnti")
+LEFT_ANTI_JOIN = "LeftAnti"
+LEFT_ONLY_JOIN_TYPES = ("LeftSemi", LEFT_ANTI_JOIN)
 # the sides (0 left, 1 right) whose rows with a null key an equi-join of each type never outputs
 INNER_JOIN = "Inner"
 NULL_KEYS_DROPPED = {
     INNER_JOIN: (0, 1),
     "LeftSemi": (0, 1),
-    "LeftAnti": (1,),
+    LEFT_ANTI_JOIN: (1,),
     "LeftOuter": (1,),
     "RightOuter": (0,),
 }

@@ -205,7 +205,7 @@ def test_if_s_predicate_is_conditional_in_nested_ifs() -> None:
     }
 
 
-def _joined(join_type: str) -> dict[str, Any]:
+def _joined(join_type: str, null_aware: str = "false") -> dict[str, Any]:
     """orders (id, name, v) joined on id = k with others (k, w), each side under a Filter that
     checks its key for null (the optimizer's inferred filter) beside one of the query's own."""
     other = node(
@@ -222,7 +222,7 @@ def _joined(join_type: str) -> dict[str, Any]:
     exchange = node("BroadcastExchange", "BroadcastExchange HashedRelationBroadcastMode", right)
     join = node(
         "BroadcastHashJoin",
-        f"BroadcastHashJoin [id#9], [k#40], {join_type}, BuildRight, false",
+        f"BroadcastHashJoin [id#9], [k#40], {join_type}, BuildRight, {null_aware}",
         left,
         exchange,
     )
@@ -237,6 +237,12 @@ def test_a_join_key_s_null_check_is_the_join_s_not_a_filter() -> None:
         ("in", "k"): {(INDIRECT, "JOIN")},
         ("in", "v"): {(INDIRECT, "FILTER")},  # the query's own condition stays
     }
+    # NOT IN runs as a null-aware anti join: a null key on its right empties the result, so a
+    # null check there filters rows; a plain left anti join drops the right's null keys anyway
+    _, dataset, _ = lineage(_joined("LeftAnti", null_aware="true"))
+    assert dataset[("in", "k")] == {(INDIRECT, "JOIN"), (INDIRECT, "FILTER")}
+    _, dataset, _ = lineage(_joined("LeftAnti"))
+    assert dataset[("in", "k")] == {(INDIRECT, "JOIN")}
     # a left outer join keeps the left side's rows with a null key: that check filters rows
     _, dataset, _ = lineage(_joined("LeftOuter"))
     assert dataset == {
