@@ -16,6 +16,9 @@ failing the events sent with it. The limits (docs/reference.md, "Limits of an ev
 - numbers, anywhere: integers within 64 bits (``-2**63`` to ``2**63 - 1``), other numbers within a
   64-bit float's range (``1e400`` reads as infinity, which neither JSON column can hold);
 - namespaces: not empty (an empty one is not addressable by any path);
+- stream batches (the ``streamBatches`` run facet): at most :data:`MAX_STREAM_BATCHES` batches
+  per event, :data:`MAX_BATCH_SOURCES` sources and as many sinks per batch, and
+  :data:`MAX_BATCH_PARTITIONS` Kafka partitions per source;
 - statistics (``rowCount``, ``size``, ``fileCount``): whole numbers that fit in 64 bits; a
   ``rowCount`` is not negative.
 """
@@ -47,6 +50,9 @@ FIELD_TYPE, VERSION, SYMLINK_TYPE, TRANSFORMATION_TYPE, TRANSFORMATION_SUBTYPE =
     32,
 )
 ERROR_LANGUAGE = 64
+MAX_STREAM_BATCHES = 1000  # batches in one event's streamBatches facet (the capture sends <= 100)
+MAX_BATCH_SOURCES = 100  # sources, and sinks, of one batch
+MAX_BATCH_PARTITIONS = 1000  # Kafka partitions listed per source (the capture lists <= 1000)
 
 Path = tuple[int | str, ...]
 EMPTY_NAMESPACE = "must not be empty (a namespace names where jobs and datasets live)"
@@ -192,6 +198,7 @@ def part_violations(slot: str, part: Any) -> list[tuple[Path, str]]:
         for key in ("nominalStartTime", "nominalEndTime"):
             value = _get(facets, "nominalTime", key)
             _nominal_time(found, ("facets", "nominalTime", key), value)
+        _stream_batches(found, ("facets", "streamBatches"), _get(facets, "streamBatches"))
     else:
         _dataset(found, (), part, text, names)
     return found
@@ -208,6 +215,28 @@ def _nominal_time(found: list[tuple[Path, str]], path: Path, value: Any) -> None
         reason = time_violation(parsed)
         if reason is not None:
             found.append((path, reason))
+
+
+def _stream_batches(found: list[tuple[Path, str]], path: Path, facet: Any) -> None:
+    """The bounds of a ``streamBatches`` run facet (what one event may ask the store to keep)."""
+    batches = _get(facet, "batches")
+    if not isinstance(batches, list):
+        return
+    if len(batches) > MAX_STREAM_BATCHES:
+        found.append(((*path, "batches"), f"has more than {MAX_STREAM_BATCHES} batches"))
+        return
+    for index, item in enumerate(batches):
+        if not isinstance(item, dict):
+            continue
+        for key in ("sources", "sinks"):
+            if len(_list(item.get(key))) > MAX_BATCH_SOURCES:
+                where = (*path, "batches", index, key)
+                found.append((where, f"has more than {MAX_BATCH_SOURCES} entries"))
+        for number, source in enumerate(_list(item.get("sources"))):
+            partitions = _get(source, "partitions")
+            if isinstance(partitions, list) and len(partitions) > MAX_BATCH_PARTITIONS:
+                where = (*path, "batches", index, "sources", number, "partitions")
+                found.append((where, f"has more than {MAX_BATCH_PARTITIONS} partitions"))
 
 
 def _dataset(

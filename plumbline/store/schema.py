@@ -586,3 +586,47 @@ pruned_column_lineage = sa.Table(
         "transformation_subtype",
     ),
 )
+
+# The micro-batches of streaming runs (the ``streamBatches`` run facet): one row per run and batch
+# id, kept by its own retention (``recorded_at``, ``db prune``'s batch rule).
+stream_batches = sa.Table(
+    "stream_batches",
+    metadata,
+    _id(),
+    _fk("run_id", "runs.id"),
+    sa.Column("batch_id", sa.BigInteger, nullable=False),
+    sa.Column("batch_time", Timestamp, nullable=True),
+    sa.Column("num_input_rows", sa.BigInteger, nullable=True),
+    sa.Column("duration_ms", sa.BigInteger, nullable=True),
+    sa.Column("offsets_backward", sa.Boolean, nullable=False),
+    sa.Column("recorded_at", Timestamp, nullable=False),
+    sa.UniqueConstraint("run_id", "batch_id"),
+    sa.Index(None, "recorded_at"),
+)
+
+# What a micro-batch read and wrote: one row per source (per topic partition for Kafka) and per
+# sink, in the facet's order (``seq``). Sources: ``role`` 'source', ``source_index`` its place in
+# the batch's sources, offsets (Kafka), versions read (Delta/Iceberg/Paimon), files added (file
+# sources), failOnDataLoss as the query set it; sinks: ``role`` 'sink', ``end_version`` the version
+# the batch committed.
+stream_batch_parts = sa.Table(
+    "stream_batch_parts",
+    metadata,
+    _fk("stream_batch_id", "stream_batches.id"),
+    sa.Column("seq", sa.Integer, nullable=False),
+    sa.Column("role", sa.String(6), nullable=False),  # 'source' | 'sink'
+    sa.Column("source_index", sa.Integer, nullable=False),
+    sa.Column("namespace", sa.String(1024), nullable=True),
+    sa.Column("name", sa.String(2048), nullable=True),
+    sa.Column("description", sa.String(500), nullable=True),
+    sa.Column("kafka_partition", sa.Integer, nullable=True),
+    sa.Column("start_offset", sa.BigInteger, nullable=True),
+    sa.Column("end_offset", sa.BigInteger, nullable=True),
+    sa.Column("start_version", sa.String(255), nullable=True),
+    sa.Column("end_version", sa.String(255), nullable=True),
+    sa.Column("files_added", sa.BigInteger, nullable=True),
+    sa.Column("offsets_backward", sa.Boolean, nullable=False),
+    sa.Column("fail_on_data_loss", sa.String(16), nullable=True),
+    sa.PrimaryKeyConstraint("stream_batch_id", "seq"),
+    sa.Index(None, "namespace", "name"),
+)

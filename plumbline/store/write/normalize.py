@@ -16,6 +16,7 @@ from plumbline.store.write import (
     input_versions,
     jobs,
     runs,
+    stream_batches,
 )
 from plumbline.store.write.alert_rules import AlertRules
 from plumbline.store.write.cache import CacheUpdate, WriteCache
@@ -81,6 +82,7 @@ def normalize(
         datasets.update_datasets(connection, batch)
         jobs.update_jobs(connection, batch)
         unhide_namespaces(connection, batch)
+    stream_batches.write_stream_batches(connection, batch)  # needs the runs' ids
     input_versions.link_input_versions(connection, batch)  # needs the runs' states written
     found = detect(connection, batch, rules or DEFAULT_RULES)  # needs everything written
     if alerts is not None:
