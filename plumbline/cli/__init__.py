@@ -31,6 +31,7 @@ _COMMANDS: dict[str, str] = {
     "check": "plumbline.cli.check:check",
     "coverage": "plumbline.cli.coverage:coverage",
     "version-lineage": "plumbline.cli.version_lineage:version_lineage",
+    "batches": "plumbline.cli.batches:batches",
 }
 
 

@@ -72,23 +72,49 @@ def _instant(text: str) -> datetime:
     "before_text",
     help="Prune what is older than this ISO 8601 date or time (UTC if no zone).",
 )
+@click.option(
+    "--batches-older-than",
+    help="Prune streaming runs' micro-batches older than this age (default: the cut-off above).",
+)
+@click.option(
+    "--batches-before",
+    "batches_before_text",
+    help="Prune micro-batches older than this ISO 8601 date or time (UTC if no zone).",
+)
 @click.option("--dry-run", is_flag=True, help="Count what would be deleted; change nothing.")
 def prune(
-    db_url: str | None, older_than: str | None, before_text: str | None, dry_run: bool
+    db_url: str | None,
+    older_than: str | None,
+    before_text: str | None,
+    batches_older_than: str | None,
+    batches_before_text: str | None,
+    dry_run: bool,
 ) -> None:
     """Delete raw events and finished runs older than a cut-off.
 
     Lineage (datasets, jobs, fields, edges) is never pruned, and every job keeps its latest run.
+    Streaming runs' micro-batches go by their own cut-off (--batches-older-than/--batches-before,
+    default the same), whatever their run.
     """
     from plumbline.store import prune as run_prune
 
     if (older_than is None) == (before_text is None):
         raise click.UsageError("give exactly one of --older-than and --before")
-    before = _instant(before_text) if before_text else datetime.now(UTC) - _age(older_than or "")
+    if batches_older_than is not None and batches_before_text is not None:
+        raise click.UsageError("give at most one of --batches-older-than and --batches-before")
+    now = datetime.now(UTC)
+    before = _instant(before_text) if before_text else now - _age(older_than or "")
+    batches_before = before
+    if batches_before_text is not None:
+        batches_before = _instant(batches_before_text)
+    elif batches_older_than is not None:
+        batches_before = now - _age(batches_older_than)
     store = _store_at_newest_schema(db_url)
-    deleted = run_prune(store.engine, before, dry_run=dry_run)
+    deleted = run_prune(store.engine, before, batches_before=batches_before, dry_run=dry_run)
     verb = "would delete" if dry_run else "deleted"
     click.echo(f"cut-off {before.isoformat(timespec='seconds')}")
+    if batches_before != before:
+        click.echo(f"micro-batch cut-off {batches_before.isoformat(timespec='seconds')}")
     for table, count in deleted.items():
         click.echo(f"{verb} {count} {table} rows")
 

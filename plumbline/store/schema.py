@@ -601,7 +601,7 @@ stream_batches = sa.Table(
     sa.Column("offsets_backward", sa.Boolean, nullable=False),
     sa.Column("recorded_at", Timestamp, nullable=False),
     sa.UniqueConstraint("run_id", "batch_id"),
-    sa.Index(None, "recorded_at"),
+    sa.Index(None, "batch_time"),
 )
 
 # What a micro-batch read and wrote: one row per source (per topic partition for Kafka) and per

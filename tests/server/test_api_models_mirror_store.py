@@ -12,10 +12,11 @@ import pytest
 from model_mirror import ANALYSIS_MODEL_MODULES, Walk, analysis_models, response_models
 from pydantic import BaseModel
 
-from plumbline.server.api import failed_runs, models
+from plumbline.server.api import failed_runs, models, stream_batches
 from plumbline.server.api.run_analysis_models import RootCause, RunSide
 from plumbline.store.read import failed_runs as failed_run_records
 from plumbline.store.read import records
+from plumbline.store.read import stream_batches as stream_batch_records
 
 PAIRS: list[tuple[type, type[BaseModel]]] = [
     (records.SearchResult, models.SearchResult),
@@ -73,6 +74,11 @@ PAIRS: list[tuple[type, type[BaseModel]]] = [
     (records.IntervalMetric, models.IntervalMetric),
     (failed_run_records.FailedRun, failed_runs.FailedRun),
     (failed_run_records.FailedRunPage, failed_runs.FailedRunList),
+    (stream_batch_records.StreamBatchPartition, stream_batches.StreamBatchPartition),
+    (stream_batch_records.StreamBatchSource, stream_batches.StreamBatchSource),
+    (stream_batch_records.StreamBatchSink, stream_batches.StreamBatchSink),
+    (stream_batch_records.StreamBatch, stream_batches.StreamBatch),
+    (stream_batch_records.StreamBatchPage, stream_batches.StreamBatchList),
 ]
 
 

@@ -6,7 +6,10 @@ results' hand-written ``to_json()`` as it is, so their answers are also walked a
 
 from __future__ import annotations
 
+import sys
 import time
+import uuid
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -17,7 +20,10 @@ from golden_story import CLEAN, DAILY, RAW, Story
 from jsonschema import Draft202012Validator
 from model_mirror import ANALYSIS_MODEL_MODULES, Walk, analysis_models, response_models
 
-from plumbline.server.api import routers
+sys.path[:0] = [str(Path(__file__).resolve().parents[1] / "store")]
+from stream_batch_events import kafka_batch, stream_event  # noqa: E402
+
+from plumbline.server.api import routers  # noqa: E402
 
 # analysis models the story's answers do not reach: the answers of tests/server/test_api_impact.py
 # (Rerun*, ImpactTransformation), test_api_run_analysis.py (FacetChange, KeyChange, SchemaChange,
@@ -132,6 +138,9 @@ def test_every_read_route_answers_what_it_documents(spec: dict[str, Any], live_s
         for event in story.drift_events():  # one at a time: the second drifts from the first
             assert client.post("/api/v1/lineage", json=event).status_code == 201
             client.get("/api/v1/namespaces")  # a read waits until what came before is normalized
+        stream_run = str(uuid.uuid4())
+        stream = stream_event(stream_run, "RUNNING", 1, kafka_batch(0, 0, 10, "1"))
+        assert client.post("/api/v1/lineage", json=stream).status_code == 201
         alert_id = _first_alert(client)
         version = client.get(f"{ds}/versions").json()["versions"][0]["version"]
         job_version = client.get(f"{job}/versions").json()["versions"][0]["version"]
@@ -240,6 +249,12 @@ def test_every_read_route_answers_what_it_documents(spec: dict[str, Any], live_s
                 {"namespace": "file", "reach": [{"from": CLEAN, "to": DAILY}]},
             ),
             ("GET", "/api/v1/failed-runs", "/api/v1/failed-runs", {"limit": 5}),
+            (
+                "GET",
+                "/api/v1/jobs/runs/{id}/batches",
+                f"/api/v1/jobs/runs/{stream_run}/batches",
+                {"limit": 5},
+            ),
             ("GET", "/api/v1/events", "/api/v1/events", {"limit": 5}),
             ("GET", "/api/v1/events/{namespace}", "/api/v1/events/shop", {}),
             ("GET", "/api/v1/search", "/api/v1/search", {"q": "orders", "sort": "UPDATE_AT"}),

@@ -9,62 +9,17 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
+from click.testing import CliRunner
 from sqlalchemy.engine import Engine
-from store_summary import dataset, facet, ingest, run_event
+from store_summary import ingest
+from stream_batch_events import KAFKA, kafka_batch, stream_event
 
+from plumbline.cli import main
 from plumbline.openlineage import parse_event
 from plumbline.openlineage.errors import EventValidationError
 from plumbline.openlineage.limits import MAX_BATCH_PARTITIONS, MAX_STREAM_BATCHES
 from plumbline.store.read.errors import NotFoundError
 from plumbline.store.read.stream_batches import run_batches
-
-KAFKA = "kafka://127.0.0.1:9092"
-
-
-def kafka_batch(
-    batch_id: int, start: int, end: int, version: str, *, backward: bool = False
-) -> dict[str, Any]:
-    """A batch reading partitions 0 and 3 of topic `orders` into Delta table /lake/orders."""
-    partitions: list[dict[str, Any]] = [
-        {"topic": "orders", "partition": 0, "startOffset": start, "endOffset": end},
-        {"topic": "orders", "partition": 3, "startOffset": start * 2, "endOffset": end * 2},
-    ]
-    if backward:
-        partitions[1]["offsetsBackward"] = True
-    found: dict[str, Any] = {
-        "batchId": batch_id,
-        "timestamp": f"2024-01-01T00:00:{batch_id:02d}.000Z",
-        "numInputRows": 2 * (end - start),
-        "durationMs": 120,
-        "sources": [
-            {
-                "description": "KafkaV2[Subscribe[orders]]",
-                "numInputRows": 2 * (end - start),
-                "namespace": KAFKA,
-                "failOnDataLoss": "false",
-                "partitions": partitions,
-                "partitionCount": 2,
-            }
-        ],
-        "sinks": [{"namespace": "file", "name": "/lake/orders", "version": version}],
-    }
-    if backward:
-        found["offsetsBackward"] = True
-    return found
-
-
-def stream_event(
-    run_id: str, event_type: str, second: int, *batches: dict[str, Any]
-) -> dict[str, Any]:
-    return run_event(
-        run_id,
-        event_type,
-        f"2024-01-01T00:01:{second:02d}Z",
-        job="stream",
-        inputs=[dataset(KAFKA, "orders")],
-        outputs=[dataset("file", "/lake/orders")],
-        streamBatches=facet(batches=list(batches), omittedBatches=0),
-    )
 
 
 def _rows(engine: Engine) -> list[tuple[Any, ...]]:
@@ -193,3 +148,40 @@ def test_the_facets_bounds_are_enforced_at_the_door() -> None:
     with pytest.raises(EventValidationError, match="partitions"):
         parse_event(stream_event(run_id, "RUNNING", 1, wide))
     parse_event(stream_event(run_id, "RUNNING", 1, *many[:MAX_STREAM_BATCHES]))  # at the bound
+
+
+def test_batches_have_their_own_retention_in_db_prune(db_url: str, engine: Engine) -> None:
+    """A stream is one long run, its job's latest (never pruned): its batches go by their own
+    cut-off, by when they ran; a run's other batches and the run stay."""
+    run_id = str(uuid.uuid4())
+    ingest(
+        engine,
+        [stream_event(run_id, "RUNNING", 1, *(kafka_batch(i, i, i + 1, str(i)) for i in range(4)))],
+    )
+
+    def prune(*args: str) -> str:
+        result = CliRunner().invoke(main, ["db", "prune", "--db", db_url, *args], env={})
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    # batches 0-3 ran at 00:00:00-03; the run cut-off (2024-01-01) spares the running run
+    output = prune(
+        "--before", "2024-01-01", "--batches-before", "2024-01-01T00:00:02Z", "--dry-run"
+    )
+    assert "micro-batch cut-off 2024-01-01T00:00:02+00:00" in output
+    assert "would delete 2 stream_batches rows" in output
+    assert len(_rows(engine)) == 12  # a dry run changes nothing
+    output = prune("--before", "2024-01-01", "--batches-before", "2024-01-01T00:00:02Z")
+    assert "deleted 2 stream_batches rows" in output and "deleted 0 runs rows" in output
+    with engine.connect() as conn:
+        assert [b["batchId"] for b in run_batches(conn, run_id, limit=10)["batches"]] == [2, 3]
+    # without a batch cut-off, the run cut-off is theirs too
+    assert "deleted 2 stream_batches rows" in prune("--before", "2030-01-01")
+    assert _rows(engine) == []
+    bad = CliRunner().invoke(
+        main,
+        ["db", "prune", "--db", db_url, "--older-than", "1d", "--batches-older-than", "1d",
+         "--batches-before", "2024-01-01"],
+        env={},
+    )  # fmt: skip
+    assert bad.exit_code == 2 and "at most one of --batches-older-than" in bad.output

@@ -34,7 +34,12 @@ def test_prune_keeps_lineage_and_latest_runs(engine: Engine) -> None:
     before = counts(engine)
     deleted = prune(engine, datetime(2024, 1, 3, tzinfo=UTC))
     # runs 1 and 2 ended before Jan 3rd; run 3 is the job's latest and stays anyway
-    assert deleted == {"lineage_events": 0, "runs": 2, "dataset_versions": 2}
+    assert deleted == {
+        "lineage_events": 0,
+        "runs": 2,
+        "dataset_versions": 2,
+        "stream_batches": 0,
+    }
     after = counts(engine)
     assert (after["runs"], after["run_states"], after["run_io"], after["dataset_versions"]) == (
         1,

@@ -19,6 +19,7 @@ from plumbline.server.api import (
     search,
     sources,
     stats,
+    stream_batches,
     tags,
 )
 
@@ -29,6 +30,7 @@ routers: list[APIRouter] = [
     jobs.router,
     runs.router,
     failed_runs.router,
+    stream_batches.router,
     lineage.router,
     impact.router,
     rerun.router,

@@ -37,6 +37,7 @@ __all__ = [
     "search",
     "sql_tables",
     "stats",
+    "stream_batches",
     "tags",
     "versions",
 ]

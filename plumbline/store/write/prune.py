@@ -33,12 +33,20 @@ from plumbline.store.schema import (
     pruned_runs,
     run_io,
     runs,
+    stream_batches,
 )
 from plumbline.store.write.history_fold import fold_history
 
 
-def prune(engine: Engine, before: datetime, *, dry_run: bool = False) -> dict[str, int]:
-    """Delete raw events received before ``before`` and runs that ended before it.
+def prune(
+    engine: Engine,
+    before: datetime,
+    *,
+    batches_before: datetime | None = None,
+    dry_run: bool = False,
+) -> dict[str, int]:
+    """Delete raw events received before ``before`` and runs that ended before it, and the
+    micro-batches that ran before ``batches_before`` (default: ``before``).
 
     Returns the number of rows deleted per table (run states and run inputs/outputs go with
     their runs). With ``dry_run`` the same deletes run in a transaction that is rolled back, so
@@ -89,7 +97,26 @@ def prune(engine: Engine, before: datetime, *, dry_run: bool = False) -> dict[st
             .where(dataset_versions.c.id.not_in(read_by_kept))
         ).rowcount
         fold_history(connection, sa.select(runs.c.id).where(*doomed_where))
+        batches = connection.execute(
+            sa.delete(stream_batches).where(_ran_before(batches_before or before))
+        ).rowcount
+        batches += connection.execute(
+            sa.select(sa.func.count())
+            .select_from(stream_batches)
+            .where(stream_batches.c.run_id.in_(sa.select(runs.c.id).where(*doomed_where)))
+        ).scalar_one()  # they go with their runs
         pruned = connection.execute(sa.delete(runs).where(*doomed_where)).rowcount
         if dry_run:
             transaction.rollback()
-    return {"lineage_events": events, "runs": pruned, "dataset_versions": versions}
+    return {
+        "lineage_events": events,
+        "runs": pruned,
+        "dataset_versions": versions,
+        "stream_batches": batches,
+    }
+
+
+def _ran_before(cut_off: datetime) -> sa.ColumnElement[bool]:
+    """A micro-batch that ran before ``cut_off`` (recorded before it, when its time is unknown)."""
+    b = stream_batches.c
+    return sa.or_(b.batch_time < cut_off, sa.and_(b.batch_time.is_(None), b.recorded_at < cut_off))

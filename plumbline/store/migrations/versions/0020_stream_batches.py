@@ -43,7 +43,7 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("id", name="pk_stream_batches"),
         sa.UniqueConstraint("run_id", "batch_id", name="uq_stream_batches_run_id_batch_id"),
     )
-    op.create_index("ix_stream_batches_recorded_at", "stream_batches", ["recorded_at"])
+    op.create_index("ix_stream_batches_batch_time", "stream_batches", ["batch_time"])
     op.create_table(
         "stream_batch_parts",
         sa.Column("stream_batch_id", _ID, nullable=False),
@@ -77,5 +77,5 @@ def upgrade() -> None:
 def downgrade() -> None:
     op.drop_index("ix_stream_batch_parts_namespace_name", table_name="stream_batch_parts")
     op.drop_table("stream_batch_parts")
-    op.drop_index("ix_stream_batches_recorded_at", table_name="stream_batches")
+    op.drop_index("ix_stream_batches_batch_time", table_name="stream_batches")
     op.drop_table("stream_batches")
