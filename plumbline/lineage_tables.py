@@ -47,6 +47,9 @@ _EDGE: Columns = (
     ("run_count", "int"),
     ("last_run_id", "string"),
     ("last_run_state", "string"),
+    # how the edge is known (issue 31 §2): its reporter and the completeness it stated
+    ("edge_source", "string"),
+    ("completeness", "string"),
 )
 _TABLES = _side("source") + _side("target") + _ENTITY
 

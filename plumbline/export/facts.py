@@ -195,6 +195,8 @@ _FACT_KINDS: dict[str, Kind] = {
     "last_seen": "timestamp",
     "last_run_id": "string",
     "last_run_state": "string",
+    "edge_source": "string",
+    "completeness": "string",
     "target_version_id": "string",
     "target_version": "string",
     "target_snapshot_id": "string",

@@ -197,3 +197,33 @@ def test_impact_keeps_only_paths_as_complete_as_asked(engine: Engine) -> None:
         "datasetField:ns:raw:v": "complete",
         "datasetField:ns:clean:v": "partial",
     }
+
+
+def test_the_lineage_sql_tables_say_how_edges_are_known(engine: Engine, tmp_path: Any) -> None:
+    import pyarrow.dataset as ds
+
+    from plumbline.export import export_tables
+    from plumbline.store import Store
+    from plumbline.store.read.sql_tables import table_rows
+
+    ingest(engine, _pipeline())
+    with engine.connect() as conn:
+        tables = table_rows(conn, "table_lineage_edges")
+        columns = table_rows(conn, "column_lineage_edges")
+    expected_tables = {
+        ("raw", "clean"): ("capture", "complete"),
+        ("clean", "scored"): ("capture", "partial"),
+        ("scored", "mart"): ("producer:dbt", "inferred"),
+    }
+    assert {
+        (r["source_name"], r["target_name"]): (r["edge_source"], r["completeness"]) for r in tables
+    } == expected_tables
+    assert {
+        (r["source_name"], r["target_name"]): (r["edge_source"], r["completeness"]) for r in columns
+    } == expected_tables
+    export_tables(Store(engine), tmp_path / "export")
+    for table, rows in (("table_lineage_edges", tables), ("column_lineage_edges", columns)):
+        exported = ds.dataset(tmp_path / "export" / table, format="parquet").to_table()
+        assert sorted(
+            (r["source_name"], r["edge_source"], r["completeness"]) for r in exported.to_pylist()
+        ) == sorted((r["source_name"], r["edge_source"], r["completeness"]) for r in rows)

@@ -136,7 +136,38 @@ COLUMN_KEYS = (
     "transformation_subtype",
 )
 COLUMN_FACTS = ("job_id", "run_uuid", "run_state", "event_time") + COLUMN_KEYS
-EDGE_TAIL = ("first_seen", "last_seen", "run_count", "last_run_id", "last_run_state")
+EDGE_TAIL = (
+    "first_seen",
+    "last_seen",
+    "run_count",
+    "last_run_id",
+    "last_run_state",
+    "edge_source",
+    "completeness",
+)
+# how an edge is known (issue 31 §2), as the edge views read it (migration 0020)
+_TABLE_CONFIDENCE = """
+    COALESCE(co.edge_source, ci.edge_source) AS edge_source,
+    COALESCE(co.completeness, ci.completeness, 'inferred') AS completeness
+    FROM ({grouped}) e
+    LEFT JOIN job_dataset_edges co ON co.job_id = e.job_id AND co.dataset_id = e.target_id
+         AND co.direction = 'output'
+    LEFT JOIN job_dataset_edges ci ON ci.job_id = e.job_id AND ci.dataset_id = e.source_id
+         AND ci.direction = 'input'
+"""
+_COLUMN_CONFIDENCE = """
+    COALESCE(cf.edge_source, cd.edge_source) AS edge_source,
+    COALESCE(cf.completeness, cd.completeness, 'inferred') AS completeness
+    FROM ({grouped}) e
+    LEFT JOIN column_lineage_edges cf ON e.output_field_id <> 0
+         AND cf.output_field_id = e.output_field_id AND cf.input_field_id = e.input_field_id
+         AND cf.transformation_type = e.transformation_type
+         AND cf.transformation_subtype = e.transformation_subtype
+    LEFT JOIN column_dataset_edges cd ON e.output_field_id = 0
+         AND cd.output_dataset_id = e.output_dataset_id AND cd.input_field_id = e.input_field_id
+         AND cd.transformation_type = e.transformation_type
+         AND cd.transformation_subtype = e.transformation_subtype
+"""
 TABLE_EDGE_FACTS = ("source_id", "target_id", "job_id") + EDGE_TAIL
 COLUMN_EDGE_FACTS = ("job_id",) + COLUMN_KEYS + EDGE_TAIL
 
@@ -233,14 +264,21 @@ def edge_statement(
                     WHERE 1 = 1 {filtered.format(c="rs.run_id")}"""
         pruned = f"SELECT {keys}, {folded} FROM pruned_column_lineage {pruned_where}"
         keys_out = (
-            "job_id, output_dataset_id, output_field_id, input_field_id,"
-            " NULLIF(transformation_type, ''), NULLIF(transformation_subtype, '')"
+            "e.job_id, e.output_dataset_id, e.output_field_id, e.input_field_id,"
+            " NULLIF(e.transformation_type, ''), NULLIF(e.transformation_subtype, '')"
         )
-        tail = "first_seen, last_seen, run_count, last_run_uuid, last_run_state"
-        return f"SELECT {keys_out}, {tail} FROM ({_edges(dialect, keys, live, pruned)}) e", params
+        tail = "e.first_seen, e.last_seen, e.run_count, e.last_run_uuid, e.last_run_state"
+        grouped = _edges(dialect, keys, live, pruned)
+        confidence = _COLUMN_CONFIDENCE.format(grouped=grouped)
+        return f"SELECT {keys_out}, {tail}, {confidence}", params
     else:
         raise ValueError(f"no edge read for {table}")
-    return _edges(dialect, keys, live, pruned), params
+    tail = (
+        "e.source_id, e.target_id, e.job_id, e.first_seen, e.last_seen, e.run_count,"
+        " e.last_run_uuid, e.last_run_state"
+    )
+    confidence = _TABLE_CONFIDENCE.format(grouped=_edges(dialect, keys, live, pruned))
+    return f"SELECT {tail}, {confidence}", params
 
 
 def run_ids_of_days(conn: Connection, days: Sequence[date]) -> list[int]:
