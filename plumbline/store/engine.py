@@ -104,7 +104,12 @@ def create_store_engine(url: str) -> Engine:
     # index lookups whose cost estimates grow with the length of their id lists, and past
     # ``jit_above_cost`` PostgreSQL spent more compiling them (~0.4 s for a rerun plan's
     # statement over 10,000 runs) than running them
-    connect_args = {} if "options" in parsed.query else {"options": "-c jit=off"}
+    # plan_cache_mode=force_custom_plan: every execution of a prepared statement (psycopg
+    # prepares one after a few executions) is planned for its own keys and the table's size
+    # now; a generic plan made while a table was small (a hash join over a sequential scan) was
+    # kept as the table grew, and the write path's lookups read whole tables (issue 30)
+    options = "-c jit=off -c plan_cache_mode=force_custom_plan"
+    connect_args = {} if "options" in parsed.query else {"options": options}
     engine = sa.create_engine(parsed, pool_size=10, max_overflow=20, connect_args=connect_args)
     _ping_when_idle(engine)
     return engine
