@@ -145,7 +145,7 @@ EDGE_TAIL = (
     "edge_source",
     "completeness",
 )
-# how an edge is known (issue 31 §2), as the edge views read it (migration 0020)
+# how an edge is known (issue 31 §2), as the edge views read it (migration 0021)
 _TABLE_CONFIDENCE = """
     COALESCE(co.edge_source, ci.edge_source) AS edge_source,
     COALESCE(co.completeness, ci.completeness, 'inferred') AS completeness

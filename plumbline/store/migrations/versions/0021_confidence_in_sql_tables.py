@@ -7,8 +7,8 @@ edge from the source when it wrote nothing), a column edge from its field (or wh
 The rest of the two views is 0018's text (its tail columns qualified, as the joined tables have
 columns of the same names).
 
-Revision ID: 0020
-Revises: 0019
+Revision ID: 0021
+Revises: 0020
 Create Date: 2026-11-28 10:05:00
 """
 
@@ -18,8 +18,8 @@ from types import ModuleType
 
 from alembic import op
 
-revision = "0020"
-down_revision = "0019"
+revision = "0021"
+down_revision = "0020"
 branch_labels = None
 depends_on = None
 
