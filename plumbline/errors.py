@@ -31,6 +31,7 @@ the wrong parent or in the wrong module):
   * ExportError (plumbline.export.errors): ``plumbline export``
   * ExpectationsError (plumbline.expectations.rules): a malformed expectations file or body; also a
     ValueError
+  * BaselineError (plumbline.expectations.baseline): a file that is not a baseline; also a ValueError
   * ConfigError (plumbline.server.config): the server's settings
   * TokenError (plumbline.server.tokens): API tokens
   * CatalogError (plumbline.server.catalog.errors): table catalogs (enrichment)

@@ -29,6 +29,8 @@ _COMMANDS: dict[str, str] = {
     "root-cause": "plumbline.cli.run_analysis:root_cause",
     "export": "plumbline.cli.export:export",
     "check": "plumbline.cli.check:check",
+    "expect": "plumbline.cli.expect:expect",
+    "baseline": "plumbline.cli.baseline:baseline",
     "coverage": "plumbline.cli.coverage:coverage",
     "version-lineage": "plumbline.cli.version_lineage:version_lineage",
     "batches": "plumbline.cli.batches:batches",

@@ -75,6 +75,11 @@ class Ref:
     column: str | None = None
 
     @property
+    def key(self) -> tuple[str, str, str]:
+        """What references sort by (a dataset before its columns)."""
+        return (self.namespace, self.dataset, self.column or "")
+
+    @property
     def node_id(self) -> str:
         base = f"{self.namespace}:{self.dataset}"
         return f"datasetField:{base}:{self.column}" if self.column else f"dataset:{base}"

@@ -248,6 +248,12 @@ def test_every_read_route_answers_what_it_documents(spec: dict[str, Any], live_s
                 "/api/v1/expectations/check",
                 {"namespace": "file", "reach": [{"from": CLEAN, "to": DAILY}]},
             ),
+            (
+                "GET",
+                "/api/v1/expectations/baseline",
+                "/api/v1/expectations/baseline",
+                {"namespace": "shop"},
+            ),
             ("GET", "/api/v1/failed-runs", "/api/v1/failed-runs", {"limit": 5}),
             (
                 "GET",

@@ -118,3 +118,34 @@ class ExpectationsCheck(Model):
     declared: int = Field(description="declared edges the body holds (validated, not checked)")
     truncated: bool
     truncatedReason: TruncatedReason = None
+
+
+class BaselineRef(Model):
+    namespace: str
+    dataset: str
+    column: str | None = Field(default=None, description="absent: the dataset itself")
+
+
+class BaselineColumnEdge(_Rule):
+    source: BaselineRef = Field(alias="from")
+    to: BaselineRef = Field(description="a column, or the dataset (a whole-dataset dependency)")
+    transformations: list[str] = Field(description="TYPE/SUBTYPE, sorted")
+
+
+class BaselineJob(Model):
+    reads: list[BaselineRef]
+    writes: list[BaselineRef]
+    columnEdges: list[BaselineColumnEdge] = Field(
+        description="the column edges into the datasets the job writes"
+    )
+
+
+class Baseline(Model):
+    """A namespace's lineage per job: what ``plumbline baseline save`` writes."""
+
+    plumblineBaseline: int = Field(description="the format's version (1)")
+    namespace: str
+    takenAt: str
+    jobs: dict[str, BaselineJob]
+    truncated: bool
+    truncatedReason: TruncatedReason = None

@@ -1,5 +1,6 @@
 """``POST /expectations/check``: the rules of an expectations file, as JSON, checked against the
-lineage (issue 31 §1). A thin face over :func:`plumbline.expectations.evaluate.check`; read
+lineage; ``GET /expectations/baseline``: a namespace's lineage per job, for baselines and starter
+files (issue 31 §1). A thin face over :func:`plumbline.expectations.evaluate.check`; read
 scope; the body is bounded (:data:`MAX_EXPECTATIONS_BYTES`, :data:`~plumbline.expectations.rules.MAX_RULES`)."""
 
 from __future__ import annotations
@@ -7,24 +8,28 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, HTTPException, Request, Response
+from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response
 from starlette.types import Message
 
+from plumbline.expectations.baseline import take
 from plumbline.expectations.evaluate import BROKEN, HOLDS, UNDECIDED, UNKNOWN, check
 from plumbline.expectations.rules import ExpectationsError, parse_mapping
-from plumbline.server.api.expectation_models import Expectations, ExpectationsCheck
+from plumbline.server.api.expectation_models import Baseline, Expectations, ExpectationsCheck
 from plumbline.server.api.lineage import GraphResponse
 from plumbline.server.api.routing import (
     PREFIX,
+    Namespace,
     ReadAccess,
     Reader,
     ReadRoute,
+    Timestamp,
     WorkRows,
     max_graph_nodes,
 )
 from plumbline.server.errors import APIError
 from plumbline.server.read_budget import AnalysisMemory
-from plumbline.store import gc_paused, work_budget
+from plumbline.store import gc_paused, utc, work_budget
+from plumbline.store.read import namespaces
 
 MAX_EXPECTATIONS_BYTES = 1024 * 1024  # an expectations body
 
@@ -100,4 +105,32 @@ def check_expectations(
         "declared": len(rules.declare),
         "truncated": False,
     }
+    return GraphResponse(work.mark(answer))
+
+
+@router.get(
+    "/expectations/baseline",
+    dependencies=[AnalysisMemory],
+    response_model=Baseline,
+    summary="A namespace's lineage per job (plumbline baseline save, plumbline expect init)",
+    description="Each job of `namespace` with the datasets it reads and writes and the column edges "
+    "into what it writes, with their transformations. Within the analysis work budget: a cut "
+    "answer says `truncated` (the CLI refuses to save it).",
+)
+def get_baseline(
+    *,
+    conn: Reader,
+    namespace: Annotated[Namespace, Query(description="The namespace whose jobs to list")],
+    since: Annotated[
+        Timestamp | None,
+        Query(description="Only edges seen at or after this time (column edges: to the hour)"),
+    ] = None,
+    rows: WorkRows,
+    principal: ReadAccess,
+) -> Response:
+    principal.check_namespace(namespace)
+    namespaces.get_namespace(conn, namespace, principal.namespaces)  # 404 for an unknown one
+    with gc_paused(), work_budget(rows) as work:
+        answer = take(conn, namespace, since=utc(since)).to_json()
+    answer["truncated"] = False
     return GraphResponse(work.mark(answer))

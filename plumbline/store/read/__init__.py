@@ -18,6 +18,7 @@ __all__ = [
     "ReadError",
     # query modules, one per kind of read
     "alerts",
+    "baseline",  # a namespace's lineage for baselines and starter expectations
     "column_lineage",
     "coverage",
     "datasets",
