@@ -6,7 +6,7 @@
 export class GraphModel {
   constructor() {
     this.nodes = new Map(); // id -> {id, type, data}
-    this.edges = new Map(); // "from\0to" -> {from, to}
+    this.edges = new Map(); // "from\0to" -> {from, to, known?}: known, how the edge is known
     this.known = new Map(); // id -> {in: Set, out: Set} of neighbour ids the server reported
   }
 
@@ -22,7 +22,7 @@ export class GraphModel {
       const k = this._known(n.id);
       for (const e of n.inEdges || []) k.in.add(e.origin);
       for (const e of n.outEdges || []) k.out.add(e.destination);
-      for (const e of [...(n.inEdges || []), ...(n.outEdges || [])]) this.addEdge(e.origin, e.destination);
+      for (const e of [...(n.inEdges || []), ...(n.outEdges || [])]) this.addEdge(e.origin, e.destination, edgeConfidence(e));
     }
     return added;
   }
@@ -32,9 +32,11 @@ export class GraphModel {
     return this.known.get(id);
   }
 
-  addEdge(from, to) {
+  addEdge(from, to, known = null) {
     if (!this.nodes.has(from) || !this.nodes.has(to) || from === to) return;
-    this.edges.set(`${from}\u0000${to}`, { from, to });
+    const key = `${from}\u0000${to}`;
+    const kept = (this.edges.get(key) || {}).known || null;
+    this.edges.set(key, { from, to, known: known || kept });
   }
 
   preds(id) {
@@ -128,6 +130,29 @@ export function oneStep(graph, id, direction) {
   if (!me) return new Set([id]);
   const list = direction === 'up' ? (me.inEdges || []).map((e) => e.origin) : (me.outEdges || []).map((e) => e.destination);
   return new Set([id, ...list]);
+}
+
+/** How an edge is known (issue 31 §2), from an edge or a column-lineage input field:
+ * {completeness, source, reasons, lastSeen}, or null when the server said nothing. */
+export function edgeConfidence(e) {
+  if (!e || !e.completeness) return null;
+  return { completeness: e.completeness, source: e.edgeSource || null, reasons: e.completenessReasons || [], lastSeen: e.lastSeen || null };
+}
+
+/** The confidence of the column edge origin -> dest, from dest's inputFields. */
+export function columnConfidence(destNode, originNode) {
+  const inputs = (destNode && destNode.data && destNode.data.inputFields) || [];
+  const o = (originNode && originNode.data) || {};
+  return edgeConfidence(inputs.find((f) => f.namespace === o.namespace && f.dataset === o.dataset && f.field === o.field));
+}
+
+/** What hovering an edge says of its confidence: completeness, source, reasons, last seen. */
+export function confidenceText(known) {
+  if (!known) return '';
+  const lines = [`${known.completeness}${known.source ? ` · from ${known.source}` : ''}`];
+  for (const r of known.reasons || []) lines.push(r);
+  if (known.lastSeen) lines.push(`last seen ${known.lastSeen}`);
+  return lines.join('\n');
 }
 
 /** Transformation on the column edge origin -> dest, from dest's inputFields. */

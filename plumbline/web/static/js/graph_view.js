@@ -100,13 +100,19 @@ export class GraphView {
     for (const e of this.layout.edges) {
       const key = `${e.from}\u0000${e.to}`;
       const lbl = options.edgeLabel ? options.edgeLabel(e) : null;
+      // drawn by confidence (issue 31 §2): solid complete, dashed partial, dotted inferred; the
+      // reason on hover
+      const known = options.edgeConfidence ? options.edgeConfidence(e) : null;
       const path = s('path', {
-        class: ['edge', e.reversed && 'edge-back', lbl && lbl.kind && `edge-${lbl.kind.toLowerCase()}`],
+        class: ['edge', e.reversed && 'edge-back', lbl && lbl.kind && `edge-${lbl.kind.toLowerCase()}`,
+          known && `edge-conf-${known.completeness}`],
         d: edgePath(e.points, this.layout.direction),
         'marker-end': 'url(#arrow)',
         'data-from': e.from,
         'data-to': e.to,
+        'data-completeness': known ? known.completeness : null,
       });
+      if (known && options.edgeTooltip) path.append(s('title', null, options.edgeTooltip(known)));
       edgeLayer.append(path);
       this.edgeEls.set(key, path);
       for (const id of [e.from, e.to]) {

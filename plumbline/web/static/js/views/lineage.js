@@ -2,7 +2,9 @@
 import { api, links, nodeIds, parseNodeId } from '../api.js';
 import { badge, emptyState, errorState, h, mount, spinner } from '../dom.js';
 import { fmtDuration, fmtTime, runDuration } from '../format.js';
-import { FANOUT_LIMIT, GraphModel, collapseFanouts, columnTransformation, filterEdges, oneStep } from '../graph_model.js';
+import {
+  FANOUT_LIMIT, GraphModel, collapseFanouts, columnConfidence, columnTransformation, confidenceText, filterEdges, oneStep,
+} from '../graph_model.js';
 import { GraphView, MIN_FIT_SCALE } from '../graph_view.js';
 import { arrange } from '../arrange.js';
 import { navigate } from '../router.js';
@@ -77,6 +79,9 @@ export function renderLineage(root, _params, query) {
       ? [h('span', { class: 'lg lg-dataset' }, 'Dataset'), h('span', { class: 'lg lg-job' }, 'Job'),
         h('span', { class: 'lg lg-completed' }, 'Completed'), h('span', { class: 'lg lg-failed' }, 'Failed'), h('span', { class: 'lg lg-running' }, 'Running')]
       : [h('span', { class: 'lg lg-direct' }, 'Direct'), h('span', { class: 'lg lg-indirect' }, 'Indirect')],
+    [h('span', { class: 'lg lg-conf lg-conf-complete', title: 'the producer walked every step' }, 'Complete'),
+      h('span', { class: 'lg lg-conf lg-conf-partial', title: 'some lineage hidden: hover an edge for why' }, 'Partial'),
+      h('span', { class: 'lg lg-conf lg-conf-inferred', title: 'the producer does not say how complete it is' }, 'Inferred')],
     h('span', { class: 'muted' }, 'Drag to pan · scroll to zoom · shift-click a second node for the path'));
   mount(root, h('div', { class: 'lineage' }, toolbar, h('div', { class: 'lineage-body' }, canvas, panel), legend));
 
@@ -110,6 +115,10 @@ export function renderLineage(root, _params, query) {
     if (!t) return null;
     return { text: [t.type, t.subtype].filter(Boolean).join(' · '), kind: t.type || '' };
   } : null;
+  // How each edge is known (issue 31 §2): drawn by its completeness, the reasons on hover.
+  const edgeConfidence = (e) => (mode === 'column'
+    ? columnConfidence(model.nodes.get(e.to), model.nodes.get(e.from))
+    : (model.edges.get(`${e.from}\u0000${e.to}`) || {}).known || null);
   // Without indirect edges (joins, filters, grouping), only what flows into the values is shown.
   const columnFilter = (graph) => (indirect ? graph : filterEdges(graph, (o, d) => isIndirect(columnTransformation(d, o))));
 
@@ -149,7 +158,9 @@ export function renderLineage(root, _params, query) {
     }
     display = collapseFanouts(model, focusId, { shown, pinned, reach: plan.reach, limit: plan.limit });
     jobLabel = jobLabels([...model.nodes.values()].filter((n) => n.type === 'JOB').map((n) => (n.data || {}).name || (parseNodeId(n.id) || {}).name));
-    view.render(display, { focusId, label: labelOf, edgeLabel, tooltip, layout: { ...layout, direction: plan.direction } });
+    view.render(display, {
+      focusId, label: labelOf, edgeLabel, edgeConfidence, edgeTooltip: confidenceText, tooltip, layout: { ...layout, direction: plan.direction },
+    });
     status.remove();
   }
 
