@@ -50,6 +50,12 @@ COMPLETENESS_FACET_SCHEMA_URL = (
     "CompletenessRunFacet.json#/$defs/CompletenessRunFacet"
 )
 
+# plumbline's run facet of where the plan and the execution disagree (`plumbline_observedDeviations`)
+DEVIATIONS_FACET_SCHEMA_URL = (
+    "https://github.com/plumbline/plumbline/blob/main/plumbline/spark/"
+    "ObservedDeviationsRunFacet.json#/$defs/ObservedDeviationsRunFacet"
+)
+
 # plumbline's run facet marking lineage extracted from a Spark event log (`plumbline_extraction`)
 EXTRACTION_FACET_SCHEMA_URL = (
     "https://github.com/plumbline/plumbline/blob/main/plumbline/eventlogs/"

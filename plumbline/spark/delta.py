@@ -15,6 +15,7 @@ Delta release with other names never fails the job.
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -54,6 +55,48 @@ def committed_version(session: Any, path: str, start_ms: float | None, end_ms: f
         return None
     except Exception as exc:
         log.info("plumbline cannot read the Delta version written to %s (%s)", path, _line(exc))
+        return None
+
+
+def null_columns(session: Any, path: str, version: str) -> list[str] | None:
+    """The top-level columns null in every row of the files commit `version` of the Delta table
+    at `path` added (its `add` actions' stats: `numRecords`, `nullCount`), in the order the stats
+    name them; None when the commit added no rows or a file has no stats. A column a file's
+    stats leave out (Delta keeps them for the first 32 columns) is not judged."""
+    try:
+        delta_log = _jvm_of(session).org.apache.spark.sql.delta.DeltaLog.forTable(session, path)
+        changes = delta_log.getChanges(int(version), False)
+        if not changes.hasNext():
+            return None
+        committed = changes.next()
+        if int(committed._1()) != int(version):
+            return None
+        actions = committed._2()
+        records = 0
+        nulls: dict[str, None] = {}  # every column the stats name, in order
+        judged: set[str] | None = None  # null in every file so far
+        for index in range(int(actions.size())):
+            action = actions.apply(index)
+            if str(action.getClass().getSimpleName()) != "AddFile":
+                continue
+            text = action.stats()
+            if text is None:
+                return None
+            stats = json.loads(str(text))
+            rows = int(stats.get("numRecords", 0))
+            counts = {
+                k: int(v) for k, v in (stats.get("nullCount") or {}).items() if isinstance(v, int)
+            }
+            records += rows
+            full = {k for k, v in counts.items() if v == rows}
+            for k in counts:
+                nulls.setdefault(k, None)
+            judged = full if judged is None else judged & full
+        if not records or judged is None:
+            return None
+        return [k for k in nulls if k in judged]
+    except Exception as exc:
+        log.info("plumbline cannot read the Delta statistics of %s (%s)", path, _line(exc))
         return None
 
 

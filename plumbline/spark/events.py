@@ -9,9 +9,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from plumbline import __version__
-from plumbline.openlineage import confidence
+from plumbline.openlineage import confidence, deviations
 from plumbline.openlineage.schema_urls import (
     COMPLETENESS_FACET_SCHEMA_URL,
+    DEVIATIONS_FACET_SCHEMA_URL,
     RUN_EVENT_SCHEMA_URL,
     RUN_FACET_SCHEMA_URL,
     facet_schema_url,
@@ -239,6 +240,55 @@ def completeness(facts: ActionFacts, truncated: int = 0) -> dict[str, Any]:
 def completeness_facets(facts: ActionFacts, truncated: int = 0) -> dict[str, Any]:
     """The run facets :func:`completeness` makes, by name (to merge into an event's)."""
     return {confidence.FACET: completeness(facts, truncated)}
+
+
+def observed_deviations(facts: ActionFacts) -> list[dict[str, Any]]:
+    """Where an action's plan and its execution metrics disagree (issue 31 §3): inputs the plan
+    names that the scans read 0 rows or files of, outputs written with 0 rows, written columns
+    null in every row by the format's statistics. Only from metrics the capture read: an input or
+    output without them is not judged."""
+    found: list[dict[str, Any]] = []
+
+    def add(kind: str, dataset: DatasetFacts, detail: str, **more: str) -> None:
+        found.append(
+            {"kind": kind, "namespace": dataset.id.namespace, "name": dataset.id.name}
+            | more
+            | {"detail": detail}
+        )
+
+    for dataset in facts.inputs:
+        stats = dataset.stats
+        if stats.get("rowCount") == 0 or stats.get("fileCount") == 0:
+            read = ", ".join(
+                f"{stats[k]} {k[:-5]}s" for k in ("rowCount", "fileCount") if k in stats
+            )
+            add(deviations.UNREAD_INPUT, dataset, f"the plan reads it; the run read {read}")
+    for dataset in facts.outputs:
+        if dataset.stats.get("rowCount") == 0 and not dataset.ignore_mode:
+            add(deviations.EMPTY_OUTPUT, dataset, "the run wrote 0 rows")
+        for column in dataset.null_columns or ():
+            add(
+                deviations.ALL_NULL_COLUMN,
+                dataset,
+                f"null in every row written ({dataset.table_format} statistics)",
+                field=column,
+            )
+    return found[: deviations.MAX_DEVIATIONS]
+
+
+def deviation_facets(facts: ActionFacts) -> dict[str, Any]:
+    """The ``plumbline_observedDeviations`` run facet by name, or nothing when plan and
+    execution agree."""
+    found = observed_deviations(facts)
+    if not found:
+        return {}
+    return {
+        deviations.FACET: {
+            "_producer": PRODUCER,
+            "_schemaURL": DEVIATIONS_FACET_SCHEMA_URL,
+            "deviations": found,
+        }
+    }
 
 
 def job_type(kind: str, processing: str = "BATCH") -> dict[str, Any]:

@@ -43,6 +43,9 @@ class DatasetFacts:
     stream_files: list[str] | None = None
     stream_file_count: int = 0
     fail_on_data_loss: str | None = None
+    # an output's columns null in every row written, by the table format's statistics of the
+    # files the write committed (Delta); None: the format keeps none or they were not read
+    null_columns: list[str] | None = None
 
 
 @dataclass

@@ -238,6 +238,18 @@ def committed_version(
     return None
 
 
+def null_columns(session: Any, outputs: list[DatasetFacts], versions: dict[str, str]) -> None:
+    """Set each output's `null_columns` where its format keeps statistics of the files a write
+    adds (Delta) and the version the write committed is known (issue 31 §3)."""
+    for output in outputs:
+        version = versions.get(output.id.key)
+        if output.table_format == "delta" and output.format_location and version is not None:
+            found = delta.null_columns(session, output.format_location, version)
+            if found is not None:
+                names = {str(f.get("name")) for f in output.schema}
+                output.null_columns = [c for c in found if not names or c in names]
+
+
 def read_versions(session: Any, inputs: list[DatasetFacts], start_ms: float | None) -> None:
     """Fill in the snapshot each Iceberg read scanned that its plan did not name (the newest of
     its branch when the execution started)."""

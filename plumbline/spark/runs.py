@@ -267,6 +267,9 @@ class RunTracker:
         run_facets = {**self.run_facets(), **events.completeness_facets(facts)}
         if facts.error is not None:
             run_facets["errorMessage"] = events.error_message(*facts.error)
+        else:
+            formats.null_columns(self._session, facts.outputs, versions)
+            run_facets.update(events.deviation_facets(facts))
         self._emit(
             events.run_event(
                 "FAIL" if facts.error is not None else "COMPLETE",

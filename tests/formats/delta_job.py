@@ -65,6 +65,11 @@ def main(work: Path, events: Path) -> None:
     time.sleep(1.2)
     raw.write.format("delta").mode("append").option("mergeSchema", "true").save(path)  # v4
 
+    # designed vs observed: a column the plan writes that every row has null (Delta's stats)
+    raw.selectExpr("id", "CAST(NULL AS STRING) AS note").write.format("delta").save(
+        str(work / "null_note")
+    )
+
     # time travel reads into a path table of their own each
     old = spark.read.format("delta").option("versionAsOf", 1).load(path)
     old.select("id", "amount").write.format("delta").save(str(work / "from_version_1"))

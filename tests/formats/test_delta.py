@@ -191,3 +191,16 @@ def test_versions_reach_snapshot_lineage_and_run_diff(
     assert diff.status_code == 200, diff.text
     (output,) = diff.json()["outputs"]
     assert output["version"] == {"before": "3", "after": "4"}
+
+
+def test_a_column_null_in_every_written_row_is_a_deviation(run: dict[str, Any]) -> None:
+    """Issue 31 §3: Delta keeps per-file null counts; a written column null in all of them is an
+    allNullColumn deviation of the write's run (the column with values is not)."""
+    (end,) = _ends(run, "save_into_data_source_command", "null_note")
+    found = end["run"]["facets"]["plumbline_observedDeviations"]["deviations"]
+    assert [(d["kind"], d["name"], d.get("field")) for d in found] == [
+        ("allNullColumn", str(run["work"] / "null_note"), "note")
+    ]
+    assert found[0]["detail"] == "null in every row written (delta statistics)"
+    (full,) = _ends(run, "save_into_data_source_command", "from_version_1")
+    assert "plumbline_observedDeviations" not in full["run"]["facets"]
