@@ -33,7 +33,8 @@ from plumbline.server.request_guard import RequestGuard
 from plumbline.server.security_headers import SecurityHeaders
 from plumbline.server.settings import ServerSettings
 from plumbline.store import Store, upgrade
-from plumbline.store.write import writer_for
+from plumbline.store.write import classify, writer_for
+from plumbline.store.write.classification_rules import use_rules
 
 logger = logging.getLogger(__name__)
 
@@ -41,8 +42,11 @@ logger = logging.getLogger(__name__)
 def create_app(settings: ServerSettings) -> FastAPI:
     """Build the server for ``settings``: opens the store and migrates it to the newest schema."""
     store = Store.open(settings.db_url)
+    use_rules(store.engine, settings.classifications)  # the writer's and the routes' propagation
     writer = writer_for(store.engine, settings.writer_threads) if settings.store else None
     upgrade(store.engine)
+    if settings.store:
+        store.write(classify.recompute_if_empty)  # a store from before classifications
     if writer is not None:
         alert_checks.install(writer, settings)
 

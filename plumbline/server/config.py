@@ -5,8 +5,9 @@ Flags override the file. The environment gives ``PLUMBLINE_WRITER_THREADS`` and,
 no ``[outbox]`` table, ``PLUMBLINE_OUTBOX_*`` (see :data:`~plumbline.server.outbox.policy.ENV_VARS`). The file may hold ``[[forward]]`` tables (url, api_key, headers) and
 ``[catalog.NAME]`` tables (pyiceberg properties), an ``[outbox]`` table (retry policy, see
 :class:`OutboxPolicy`), and the top-level keys ``db``, ``host``, ``port``,
-``auth``, ``store``, ``max_body_bytes``, and an ``[alerts]`` table (the thresholds of
-:class:`AlertRules` and ``check_seconds``).
+``auth``, ``store``, ``max_body_bytes``, an ``[alerts]`` table (the thresholds of
+:class:`AlertRules` and ``check_seconds``) and a ``[classifications]`` table
+(:mod:`plumbline.server.classification_config`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from urllib.parse import urlsplit
 
 from plumbline.errors import PlumblineError
 from plumbline.openlineage.urls import redact_url, target_key
+from plumbline.server.classification_config import classification_settings
 from plumbline.server.ingest_budget import minimum_budget
 from plumbline.server.outbox.addresses import RefusedAddress, check_literal
 from plumbline.server.outbox.policy import ENV_VARS, OutboxPolicy
@@ -93,6 +95,7 @@ CONFIG_KEYS = frozenset(
         "outbox",
         "alerts",
         "notify",
+        "classifications",
     }
 )
 
@@ -166,11 +169,16 @@ def build_settings(
         name, properties = parse_catalog_option(option)
         catalogs[name] = properties
     rules, check_seconds = _alert_settings(file_config.get("alerts", {}))
+    try:
+        classifications = classification_settings(file_config.get("classifications", {}))
+    except ValueError as exc:
+        raise ConfigError(f"config file: {exc}") from None
     notify = _notify_targets(file_config.get("notify", []), notify_urls)
     body_limit = _max_body_bytes(max_body_bytes, file_config)
     return ServerSettings(
         db_url=db_url,
         alerts=rules,
+        classifications=classifications,
         alert_check_seconds=check_seconds,
         notify=notify,
         outbox=_outbox_policy(file_config, config_file, environ),

@@ -10,6 +10,7 @@ from plumbline.openlineage.urls import lineage_endpoint, redact_url, target_key
 from plumbline.server.outbox.policy import OutboxPolicy
 from plumbline.store import DEFAULT_MAX_ANALYSIS_ROWS
 from plumbline.store.write.alert_rules import AlertRules
+from plumbline.store.write.classification_rules import ClassificationRules
 
 DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024
 MAX_BODY_BYTES_LIMIT = 1024 * 1024 * 1024  # the largest --max-body-bytes accepted
@@ -107,6 +108,8 @@ class ServerSettings:
     auth_meta: bool = False
     # change alerts (issue 19): their thresholds, and how often the freshness check runs
     alerts: AlertRules = AlertRules()
+    # classifications (issue 32 §1): INDIRECT subtypes that propagate, column rules
+    classifications: ClassificationRules = ClassificationRules()
     alert_check_seconds: float = 60.0
     # webhooks change alerts are posted to
     notify: tuple[NotifyTarget, ...] = ()

@@ -440,6 +440,8 @@ dataset_tags = sa.Table(
     _fk("dataset_id", "datasets.id"),
     _fk("tag_id", "tags.id"),
     sa.Column("tagged_at", Timestamp, nullable=False),
+    # the value a producer's ``tags`` facet gave (``key``/``value``); NULL: none
+    sa.Column("tag_value", sa.String(255), nullable=True),
     sa.PrimaryKeyConstraint("dataset_id", "tag_id"),
 )
 
@@ -449,6 +451,38 @@ dataset_field_tags = sa.Table(
     _fk("field_id", "dataset_fields.id"),
     _fk("tag_id", "tags.id"),
     sa.Column("tagged_at", Timestamp, nullable=False),
+    # the value a producer's ``tags`` facet gave (``key``/``value``); NULL: none
+    sa.Column("tag_value", sa.String(255), nullable=True),
+    sa.PrimaryKeyConstraint("field_id", "tag_id"),
+)
+
+# Classifications (issue 32 §1): every (column, tag) that carries a classification, declared (a
+# field tag, a producer's ``tags`` facet, a config rule) or propagated downstream along column
+# edges; ``path`` holds the hops from ``origin_field_id`` (its own id when declared).
+column_classifications = sa.Table(
+    "column_classifications",
+    metadata,
+    _fk("field_id", "dataset_fields.id"),
+    _fk("tag_id", "tags.id"),
+    sa.Column("tag_value", sa.String(255), nullable=False, server_default=""),
+    sa.Column("origin", sa.String(10), nullable=False),  # 'declared' | 'propagated'
+    sa.Column("declared_by", sa.String(32), nullable=False),  # 'tag' | 'rule' (of the origin)
+    sa.Column("origin_field_id", BigId, nullable=False),
+    sa.Column("path", Json, nullable=False),  # [{namespace, name, field, type, subtype}]
+    sa.Column("updated_at", Timestamp, nullable=False),
+    sa.PrimaryKeyConstraint("field_id", "tag_id"),
+    sa.Index(None, "tag_id", "origin"),
+)
+
+# Columns a user declassified for a tag (hashed, aggregated): propagation stops there.
+field_declassifications = sa.Table(
+    "field_declassifications",
+    metadata,
+    _fk("field_id", "dataset_fields.id"),
+    _fk("tag_id", "tags.id"),
+    sa.Column("declassified_by", sa.String(255), nullable=False),
+    sa.Column("reason", sa.Text, nullable=False),
+    sa.Column("declassified_at", Timestamp, nullable=False),
     sa.PrimaryKeyConstraint("field_id", "tag_id"),
 )
 

@@ -71,6 +71,15 @@ SCOPE_OF: dict[tuple[str, str], str | None] = {
     ("GET", "/api/v1/search"): "read",
     ("GET", "/api/v1/tags"): "read",
     ("PUT", "/api/v1/tags/{tag}"): "write",
+    ("GET", "/api/v1/classifications/{tag}"): "read",
+    (
+        "PUT",
+        "/api/v1/namespaces/{namespace}/datasets/{dataset}/fields/{field}/declassifications/{tag}",
+    ): "write",
+    (
+        "DELETE",
+        "/api/v1/namespaces/{namespace}/datasets/{dataset}/fields/{field}/declassifications/{tag}",
+    ): "write",
     ("GET", "/api/v1/stats/lineage-events"): "read",
     ("GET", "/api/v1/stats/jobs"): "read",
     ("GET", "/api/v1/stats/datasets"): "read",

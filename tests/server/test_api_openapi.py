@@ -51,6 +51,11 @@ NOT_IN_THE_STORY = {
 NOT_CARRIED_IN_THE_STORY = {"ImpactEdge": {"transformations"}}
 
 
+DECLASSIFY = (
+    "/api/v1/namespaces/{namespace}/datasets/{dataset}/fields/{field}/declassifications/{tag}"
+)
+
+
 def api_routes(routes: list[Any]) -> list[APIRoute]:
     """Every APIRoute of a route list, descending into included routers."""
     found: list[APIRoute] = []
@@ -293,6 +298,19 @@ def test_every_read_route_answers_what_it_documents(spec: dict[str, Any], live_s
                 f"{ds}/fields/id/tags/pii",
                 {},
             ),
+            ("GET", "/api/v1/classifications/{tag}", "/api/v1/classifications/pii", {}),
+            (
+                "PUT",
+                DECLASSIFY,
+                f"{ds}/fields/id/declassifications/pii",
+                {"reason": "hashed"},
+            ),
+            (
+                "DELETE",
+                DECLASSIFY,
+                f"{ds}/fields/id/declassifications/pii",
+                {},
+            ),
             (
                 "DELETE",
                 "/api/v1/namespaces/{namespace}/datasets/{dataset}/fields/{field}/tags/{tag}",
@@ -312,7 +330,10 @@ def test_every_read_route_answers_what_it_documents(spec: dict[str, Any], live_s
         ]
         answers: dict[tuple[str, str], list[Any]] = {}
         for method, template, path, params in calls:
-            body = template == "/api/v1/expectations/check"
+            body = template == "/api/v1/expectations/check" or (method, template) == (
+                "PUT",
+                DECLASSIFY,
+            )
             response = client.request(method, path, **{"json" if body else "params": params})
             assert response.status_code == 200, (method, path, response.text)
             _validate(spec, method, template, response.json())

@@ -4,6 +4,7 @@ from fastapi import APIRouter
 
 from plumbline.server.api import (
     alerts,
+    classifications,
     coverage,
     datasets,
     events,
@@ -38,6 +39,7 @@ routers: list[APIRouter] = [
     events.router,
     search.router,
     tags.router,
+    classifications.router,
     stats.router,
     alerts.router,
     coverage.router,

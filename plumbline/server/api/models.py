@@ -455,6 +455,48 @@ class TagList(Model):
     totalCount: int = Field(description="plumbline addition")
 
 
+class ClassifiedColumn(Model):
+    namespace: str
+    dataset: str
+    field: str
+    value: str
+    origin: str = Field(description="declared | propagated")
+    declaredBy: str = Field(description="tag | rule: how the origin column was classified")
+    path: list[dict[str, str]] = Field(
+        description="hops from the origin column: namespace, name, field (type, subtype after "
+        "the first); a hop a limited token may not see keeps only type, subtype, hidden"
+    )
+
+
+class ClassifiedDataset(Model):
+    namespace: str
+    dataset: str
+    value: str | None
+
+
+class ClassificationReader(Model):
+    namespace: str
+    job: str
+    reads: list[str]
+    latestRunId: str | None
+    latestRunState: str | None
+    latestRunEndedAt: str | None
+
+
+class Classification(Model):
+    tag: str
+    columns: list[ClassifiedColumn]
+    datasets: list[ClassifiedDataset]
+    readers: list[ClassificationReader]
+    totalCount: int
+
+
+class Declassification(BaseModel):
+    """Body of ``PUT …/fields/{field}/declassifications/{tag}``."""
+
+    reason: str = Field(min_length=1, max_length=10_000)
+
+
 class CreatedTag(BaseModel):
     """Body of ``PUT /tags/{tag}``."""
 

@@ -19,6 +19,7 @@ __all__ = [
     # query modules, one per kind of read
     "alerts",
     "baseline",  # a namespace's lineage for baselines and starter expectations
+    "classifications",
     "column_lineage",
     "coverage",
     "datasets",

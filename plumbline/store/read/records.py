@@ -413,3 +413,45 @@ class IntervalMetric(TypedDict):
     startInterval: str | None
     endInterval: str | None
     count: int
+
+
+class ClassifiedColumn(TypedDict):
+    """A column carrying a classification: declared there, or propagated along ``path`` (hops
+    from the origin column, each with the edge's transformation type and subtype)."""
+
+    namespace: str
+    dataset: str
+    field: str
+    value: str
+    origin: str  # 'declared' | 'propagated'
+    declaredBy: str  # 'tag' | 'rule': how the origin column was classified
+    path: list[dict[str, str]]
+
+
+class ClassifiedDataset(TypedDict):
+    """A dataset tagged as a whole (dataset-level tags)."""
+
+    namespace: str
+    dataset: str
+    value: str | None
+
+
+class ClassificationReader(TypedDict):
+    """A job reading a dataset that holds classified columns, with its latest run."""
+
+    namespace: str
+    job: str
+    reads: list[str]  # "namespace/dataset.field" of the classified columns it reads
+    latestRunId: str | None
+    latestRunState: str | None
+    latestRunEndedAt: str | None
+
+
+class Classification(TypedDict):
+    """``GET /classifications/{tag}``: every column and dataset carrying the tag, and who reads."""
+
+    tag: str
+    columns: list[ClassifiedColumn]
+    datasets: list[ClassifiedDataset]
+    readers: list[ClassificationReader]
+    totalCount: int  # columns carrying the tag (``columns`` is one page of them)

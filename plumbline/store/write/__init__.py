@@ -15,6 +15,8 @@ __all__ = [
     # modules
     "alert_rules",  # the thresholds of change alerts (AlertRules) and their kinds
     "alerts",  # store, complete and acknowledge change alerts
+    "classification_rules",  # what classifications follow (ClassificationRules), per engine
+    "classify",  # classifications spread along column lineage: incremental and full recompute
     "freshness",  # the periodic freshness check
     "conflicts",  # conflicts between events: kinds and per-process counts
     "hiding",  # soft delete (hide) namespaces, datasets and jobs

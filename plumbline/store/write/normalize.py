@@ -10,6 +10,7 @@ from sqlalchemy.engine import Connection
 
 from plumbline.openlineage import ParsedEvent
 from plumbline.store.write import (
+    classify,
     column_lineage,
     column_shapes,
     datasets,
@@ -17,6 +18,7 @@ from plumbline.store.write import (
     jobs,
     runs,
     stream_batches,
+    tag_facets,
 )
 from plumbline.store.write.alert_rules import AlertRules
 from plumbline.store.write.cache import CacheUpdate, WriteCache
@@ -84,6 +86,9 @@ def normalize(
         unhide_namespaces(connection, batch)
     stream_batches.write_stream_batches(connection, batch)  # needs the runs' ids
     input_versions.link_input_versions(connection, batch)  # needs the runs' states written
+    # classifications (issue 32 §1): producers' tags facets, config rules, spread along new edges
+    tag_facets.declare_facet_tags(connection, batch)
+    classify.batch_written(connection, batch, edges.fields)
     found = detect(connection, batch, rules or DEFAULT_RULES)  # needs everything written
     if alerts is not None:
         alerts.extend(found)
