@@ -32,6 +32,7 @@ _COMMANDS: dict[str, str] = {
     "expect": "plumbline.cli.expect:expect",
     "baseline": "plumbline.cli.baseline:baseline",
     "coverage": "plumbline.cli.coverage:coverage",
+    "classifications": "plumbline.cli.classifications:classifications",
     "version-lineage": "plumbline.cli.version_lineage:version_lineage",
     "batches": "plumbline.cli.batches:batches",
 }

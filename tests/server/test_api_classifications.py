@@ -3,12 +3,15 @@ producer's ``tags`` facet, column lineage from two jobs, a config rule, the read
 
 from __future__ import annotations
 
+import json
 import tomllib
 import uuid
 from typing import Any
 
 import httpx
+from click.testing import CliRunner
 
+from plumbline.cli import main
 from plumbline.server.classification_config import classification_settings
 
 PRODUCER = "https://example.com/producer"
@@ -106,3 +109,24 @@ def test_classification_route_declassification_and_rules(make_server) -> None:
         assert client.delete(path).status_code == 200
         assert client.get("/api/v1/classifications/pii").json()["totalCount"] == 3
         assert client.get("/api/v1/classifications/nope").status_code == 404
+
+
+def test_the_cli_lists_a_classification_with_its_path_and_readers(live_server) -> None:
+    tags = _facet(tags=[{"key": "pii", "value": "email", "field": "email"}])
+    raw = {"namespace": "wh", "name": "raw.users", "facets": {"tags": tags}}
+    stg = {
+        "namespace": "wh",
+        "name": "stg.users",
+        "facets": {"columnLineage": _lineage("mail", "raw.users", "email", "IDENTITY")},
+    }
+    event = _event("load", "2026-01-01T00:00:01Z", [raw], [stg])
+    assert httpx.post(f"{live_server.url}/api/v1/lineage", json=event).status_code == 201
+    env = {"PLUMBLINE_URL": live_server.url}
+    table = CliRunner().invoke(main, ["classifications", "pii"], env=env)
+    assert table.exit_code == 0, table.output
+    assert "raw.users.email -> stg.users.mail (IDENTITY)" in table.output
+    assert "declared (tag)" in table.output and "etl/load" in table.output
+    as_json = CliRunner().invoke(main, ["classifications", "pii", "--format", "json"], env=env)
+    assert json.loads(as_json.output)["totalCount"] == 2
+    missing = CliRunner().invoke(main, ["classifications", "nope"], env=env)
+    assert missing.exit_code == 1 and "404" in missing.output
