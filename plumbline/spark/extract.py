@@ -136,7 +136,12 @@ class _Extraction:
         found = v2_catalog_facts(self.session, str(catalog.name()), parts, lifecycle)
         if found is None:  # a table of a format's catalog (Delta's, Iceberg's)
             found = formats.v2_table_facts(
-                self.session, relation.table(), lifecycle, str(catalog.name()), relation.options()
+                self.session,
+                relation.table(),
+                lifecycle,
+                str(catalog.name()),
+                relation.options(),
+                parts,
             )
         return found
 

@@ -1,10 +1,13 @@
-"""Table formats' own commands and tables (Delta Lake): what they write and how, in plain facts.
+"""Table formats' own commands and tables (Delta Lake, Apache Paimon): what they write and how,
+in plain facts.
 
 - Row-level DML (`MERGE INTO`, `UPDATE`, `DELETE`, vocabulary.FORMAT_DML) writes its `target`
-  table, which it also reads (the rows it keeps): the output is the target's dataset, the inputs
-  the target and the MERGE's `source`. Column lineage, per target column:
+  table (Paimon's: `targetTable`, `relation`), which it also reads (the rows it keeps): the output
+  is the target's dataset, the inputs the target and the MERGE's `source` (`sourceTable`). Column
+  lineage, per target column:
   - MERGE: the target column itself (rows no clause changes keep it), every clause action that
-    assigns the column (`DeltaMergeAction`: `targetColNameParts` := its child), and the clause's
+    assigns the column (`DeltaMergeAction`: `targetColNameParts` := its child; Spark's
+    `Assignment`: key := value), and the clause's
     condition as INDIRECT CONDITIONAL on the columns that clause assigns; the merge condition is
     a dataset-wide INDIRECT JOIN, a DELETE clause's condition a dataset-wide INDIRECT FILTER.
   - UPDATE: like `CASE WHEN condition THEN expression ELSE column END` for each assigned column.
@@ -13,9 +16,10 @@
   table with no column lineage; a RESTORE's input is the table at the version it restores.
 - DataSource V2 tables of a Delta catalog (`DeltaTableV2`): named by their location, with the
   catalog table as symlink.
+- Paimon's maintenance procedures (`CALL catalog.sys.compact(...)`): as Iceberg's (paimon.py).
 - A command of a format package that plumbline does not know: one log line per command class.
 
-The versions themselves are read by `delta.py`.
+The versions themselves are read by `delta.py`, `iceberg.py` and `paimon.py`.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from plumbline.spark import delta, iceberg, jvm
+from plumbline.spark import delta, iceberg, jvm, paimon
 from plumbline.spark import vocabulary as v
 from plumbline.spark.datasets import from_location, from_table
 from plumbline.spark.facts import DatasetFacts
@@ -54,8 +58,20 @@ def _merge_deps(into: Deps, more: Deps) -> None:
         into.setdefault(key, set()).update(transformations)
 
 
+def _target_field(root: Node) -> str:
+    return v.DML_TARGET_FIELDS.get(root.name, "target")
+
+
+def _first(root: Node, fields: tuple[str, ...]) -> list[Node]:
+    """The trees of the first of `fields` the node has."""
+    for field in fields:
+        if root.trees(field):
+            return root.trees(field)
+    return []
+
+
 def _target_leaf(root: Node) -> Node | None:
-    for plan in root.trees("target")[:1]:
+    for plan in root.trees(_target_field(root))[:1]:
         for node in plan.walk():
             if node.name in v.DATASET_RELATIONS:
                 return node
@@ -74,7 +90,7 @@ def dml_output(
         return None
     output = copy.copy(target_read)
     output.stats, output.version, output.lineage = {}, None, None
-    target = walker.walk(root.trees("target")[0])
+    target = walker.walk(root.trees(_target_field(root))[0])
     names = [str(a.fields.get("name")) for a in target]
     columns = {name: walker.attribute_deps(a) for name, a in zip(names, target, strict=True)}
     lineage(root, walker, columns, target)
@@ -95,9 +111,9 @@ def _merge_lineage(
     root: Node, walker: LineageWalker, columns: dict[str, Deps], target: list[Node]
 ) -> None:
     own = {str(a.fields.get("name")): a.expr_id() for a in target}
-    for source in root.trees("source")[:1]:
+    for source in _first(root, v.MERGE_SOURCE_FIELDS)[:1]:
         walker.walk(source)
-    walker.add_dataset(root.trees("condition"), JOIN)
+    walker.add_dataset(_first(root, v.MERGE_CONDITION_FIELDS), JOIN)
     for field in v.MERGE_CLAUSE_FIELDS:
         for clause in root.trees(field):
             conditions = clause.trees("condition")
@@ -108,20 +124,23 @@ def _merge_lineage(
             for condition in conditions:
                 _merge_deps(shaped, walker.expression_deps(condition, (INDIRECT, CONDITIONAL)))
             for action in clause.children:
-                if action.name != v.MERGE_ACTION or not action.children:
+                if action.name not in (v.MERGE_ACTION, v.ASSIGNMENT) or not action.children:
                     continue
-                name, value = _action_column(action), action.children[0]
+                name, value = _action_column(action), action.children[-1]
                 if name is None or (
                     value.name in v.ATTRIBUTES and value.expr_id() == own.get(name)
                 ):
                     continue  # `SET t.c = t.c` (Delta spells out every column): unchanged
                 deps = columns.setdefault(name, {})
-                _merge_deps(deps, walker.expression_deps(action.children[0]))
+                _merge_deps(deps, walker.expression_deps(value))
                 _merge_deps(deps, shaped)
 
 
 def _action_column(action: Node) -> str | None:
-    """The (top-level) target column a merge action assigns."""
+    """The (top-level) target column a merge action (Delta's) or assignment (Spark's) assigns."""
+    if action.name == v.ASSIGNMENT:
+        key = action.children[0]
+        return str(key.fields.get("name")) if key.name in v.ATTRIBUTES else None
     parts = action.fields.get("targetColNameParts")
     if isinstance(parts, list) and parts:
         return str(parts[0])
@@ -136,7 +155,11 @@ def _update_lineage(
     shaped: Deps = {}
     for condition in root.trees("condition"):
         _merge_deps(shaped, walker.expression_deps(condition, (INDIRECT, CONDITIONAL)))
-    for attribute, expression in zip(target, root.trees("updateExpressions"), strict=False):
+    assigned = [(a, e) for a, e in zip(target, root.trees("updateExpressions"), strict=False)]
+    for assignment in root.trees("assignments"):  # Paimon's: Spark's `Assignment`s
+        key, expression = assignment.children[0], assignment.children[-1]
+        assigned += [(key, expression)] if key.name in v.ATTRIBUTES else []
+    for attribute, expression in assigned:
         name = str(attribute.fields.get("name"))
         if expression.name in v.ATTRIBUTES and expression.expr_id() == attribute.expr_id():
             continue  # the column is left as it is
@@ -175,14 +198,24 @@ def delta_table_facts(session: Any, table: Any, lifecycle: str | None) -> Datase
 
 
 def v2_table_facts(
-    session: Any, table: Any, lifecycle: str | None, catalog: str | None = None, options: Any = None
+    session: Any,
+    table: Any,
+    lifecycle: str | None,
+    catalog: str | None = None,
+    options: Any = None,
+    parts: list[str] | None = None,
 ) -> DatasetFacts | None:
     """The dataset of a DataSource V2 table object of a format plumbline knows, else None
-    (`catalog`: the Spark catalog's name; `options`: a read's options)."""
+    (`catalog`: the Spark catalog's name; `options`: a read's options; `parts`: the table's
+    identifier in the catalog)."""
     name = jvm.simple_name(table)
     if name == v.ROW_LEVEL_TABLE:  # a MERGE / UPDATE / DELETE's view of the table
         table = table.table()
         name = jvm.simple_name(table)
+    if paimon.is_table(table):
+        if catalog is None or not parts:
+            return None
+        return paimon.table_facts(session, catalog, parts, table, lifecycle, options)
     if name == v.DELTA_V2_TABLE:
         return delta_table_facts(session, table, lifecycle)
     if name == v.ICEBERG_V2_TABLE and catalog is not None:
@@ -199,6 +232,8 @@ def created_table_facts(
     Iceberg table."""
     if iceberg.is_catalog(session, str(catalog.name())):
         return iceberg.created_table_facts(session, str(catalog.name()), parts, None)
+    if paimon.is_catalog(session, str(catalog.name())):
+        return paimon.created_table_facts(session, str(catalog.name()), parts, None)
     if str(catalog.name()) != "spark_catalog":
         return None
     if provider is None:
@@ -235,6 +270,10 @@ def committed_version(
         return delta.committed_version(session, output.format_location, start_ms, end_ms)
     if output.table_format == "iceberg" and output.format_table:
         return iceberg.committed_version(session, output.format_table, start_ms, end_ms)
+    if output.table_format == "paimon" and output.format_table:
+        return paimon.committed_version(
+            session, output.format_table, output.format_ref, start_ms, end_ms
+        )
     return None
 
 
@@ -251,14 +290,14 @@ def null_columns(session: Any, outputs: list[DatasetFacts], versions: dict[str, 
 
 
 def read_versions(session: Any, inputs: list[DatasetFacts], start_ms: float | None) -> None:
-    """Fill in the snapshot each Iceberg read scanned that its plan did not name (the newest of
-    its branch when the execution started)."""
+    """Fill in the snapshot each Iceberg or Paimon read scanned that its plan did not name (the
+    newest of its branch when the execution started)."""
+    scanned = {"iceberg": iceberg.scanned_version, "paimon": paimon.scanned_version}
     for dataset in inputs:
-        if dataset.table_format == "iceberg" and dataset.version is None and dataset.format_table:
+        read = scanned.get(dataset.table_format or "")
+        if read is not None and dataset.version is None and dataset.format_table:
             if start_ms is not None:
-                dataset.version = iceberg.scanned_version(
-                    session, dataset.format_table, dataset.format_ref, start_ms
-                )
+                dataset.version = read(session, dataset.format_table, dataset.format_ref, start_ms)
 
 
 # -- maintenance ---------------------------------------------------------------------------------
@@ -318,6 +357,15 @@ def _maintained(ex: _Extraction) -> DatasetFacts | None:
 
 live_output("delta_maintenance")(_maintained)
 live_output("delta_restore")(_maintained)
+
+
+@live_output("paimon_procedure")
+def _paimon_procedure(ex: _Extraction) -> DatasetFacts | None:
+    """A Paimon maintenance procedure: its table (a rollback's input: what it restores)."""
+    output, restored = paimon.procedure(ex.session, ex.analyzed, ex.sql)
+    ex.inputs = {restored.id.key: restored} if restored is not None else {}
+    ex.run_command = paimon.procedure_name(ex.analyzed)
+    return output
 
 
 # -- unknown commands ----------------------------------------------------------------------------

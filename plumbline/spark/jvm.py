@@ -308,6 +308,20 @@ def declared_field(obj: Any, name: str) -> Any:
     return found.get(obj)
 
 
+def inherited_field(obj: Any, name: str) -> Any:
+    """A field of a JVM object by name, declared by its class or any superclass (reflection);
+    None when no class declares it."""
+    cls = obj.getClass()
+    while cls is not None:
+        names = {str(f.getName()) for f in cls.getDeclaredFields()}
+        if name in names:
+            found = cls.getDeclaredField(name)
+            found.setAccessible(True)
+            return found.get(obj)
+        cls = cls.getSuperclass()
+    return None
+
+
 def failure_text(throwable: Any) -> tuple[str, str]:
     """(message, stack trace) of a JVM Throwable: the message starts with the innermost cause
     (Spark wraps the real one, e.g. a ``SchemaColumnConvertNotSupportedException``, in

@@ -267,9 +267,18 @@ OUTPUT_COMMANDS: dict[str, OutputCommand] = {
     "MergeIntoCommand": OutputCommand(Kind.FORMAT_DML, "merge", no_log=_JVM),
     "UpdateCommand": OutputCommand(Kind.FORMAT_DML, "update", no_log=_JVM),
     "DeleteCommand": OutputCommand(Kind.FORMAT_DML, "delete", no_log=_JVM),
+    # Apache Paimon's (org.apache.paimon.spark.commands): the table is the `relation` (UPDATE,
+    # DELETE) or `targetTable` (MERGE) plan field, a MERGE's other input `sourceTable`
+    "MergeIntoPaimonTable": OutputCommand(Kind.FORMAT_DML, "merge", no_log=_JVM),
+    "UpdatePaimonTableCommand": OutputCommand(Kind.FORMAT_DML, "update", no_log=_JVM),
+    "DeleteFromPaimonTableCommand": OutputCommand(Kind.FORMAT_DML, "delete", no_log=_JVM),
     # a format's own V2 write commands (a `table` relation written with the query that is their
     # child): Delta runs `INSERT OVERWRITE` / `overwritePartitions()` in dynamic partition mode so
     "DeltaDynamicPartitionOverwriteCommand": OutputCommand(
+        Kind.FORMAT_WRITE, "format_v2_write", no_log=_JVM, lifecycle="OVERWRITE"
+    ),
+    # … and Paimon runs `overwritePartitions()` / dynamic `INSERT OVERWRITE` so
+    "PaimonDynamicPartitionOverwriteCommand": OutputCommand(
         Kind.FORMAT_WRITE, "format_v2_write", no_log=_JVM, lifecycle="OVERWRITE"
     ),
     # maintenance: a named run on the table with no data lineage (RESTORE replaces the table's
@@ -286,6 +295,7 @@ OUTPUT_COMMANDS: dict[str, OutputCommand] = {
     # stored procedures: the plan is a `Call` whose `procedure` is the procedure object (Iceberg's
     # on Spark 3.5, Spark's own `ResolvedProcedure` on 4.x); ICEBERG_PROCEDURES below
     "Call": OutputCommand(Kind.PROCEDURE, "procedure_call", no_log=_JVM),
+    "PaimonCallCommand": OutputCommand(Kind.PROCEDURE, "paimon_procedure", no_log=_JVM),
 }
 
 
@@ -320,12 +330,35 @@ SAVE_AS_TABLE_WRAPPERS = frozenset({"SaveAsV1TableCommand"})
 
 # -- table formats' own commands (Delta Lake) ----------------------------------------------------
 
-# plan-valued fields of a FORMAT_DML command whose leaves are inputs
-DML_PLAN_FIELDS = ("target", "source")
-MERGE_CLAUSE_FIELDS = ("matchedClauses", "notMatchedClauses", "notMatchedBySourceClauses")
+# plan-valued fields of a FORMAT_DML command whose leaves are inputs (Delta's `target` / `source`,
+# Paimon's `relation` (UPDATE / DELETE) and `targetTable` / `sourceTable` (MERGE))
+DML_PLAN_FIELDS = ("target", "source", "relation", "targetTable", "sourceTable")
+# the field holding the table a FORMAT_DML command writes, where it is not `target`; a MERGE's
+# source and condition where they are not `source` / `condition`
+DML_TARGET_FIELDS = {
+    "MergeIntoPaimonTable": "targetTable",
+    "UpdatePaimonTableCommand": "relation",
+    "DeleteFromPaimonTableCommand": "relation",
+}
+MERGE_SOURCE_FIELDS = ("source", "sourceTable")
+MERGE_CONDITION_FIELDS = ("condition", "mergeCondition")
+# Delta's clause lists, then Spark's own (`MergeAction`s: what Paimon's MERGE holds)
+MERGE_CLAUSE_FIELDS = (
+    "matchedClauses",
+    "notMatchedClauses",
+    "notMatchedBySourceClauses",
+    "matchedActions",
+    "notMatchedActions",
+    "notMatchedBySourceActions",
+)
 MERGE_ACTION = "DeltaMergeAction"  # `targetColNameParts` := its one child
+ASSIGNMENT = "Assignment"  # Spark's: its children are the target column and the value
 MERGE_DELETE_CLAUSES = frozenset(
-    {"DeltaMergeIntoMatchedDeleteClause", "DeltaMergeIntoNotMatchedBySourceDeleteClause"}
+    {
+        "DeltaMergeIntoMatchedDeleteClause",
+        "DeltaMergeIntoNotMatchedBySourceDeleteClause",
+        "DeleteAction",
+    }
 )
 # Spark's own row-level writes (3.4+), which Apache Iceberg's MERGE / UPDATE / DELETE run as:
 # `originalTable` is the table's relation (read and written), the child the rows written (the table's
@@ -393,6 +426,24 @@ ICEBERG_BASE_PROCEDURE = "BaseProcedure"  # the class holding a procedure's `tab
 ICEBERG_ROLLBACKS = frozenset(
     {"RollbackToSnapshotProcedure", "RollbackToTimestampProcedure", "SetCurrentSnapshotProcedure"}
 )
+# Apache Paimon: the DataSource V2 table class of its Spark catalogs (`table()` is the Paimon table;
+# Iceberg's has the same simple name) and the catalogs (paimon.py).
+PAIMON_V2_TABLE = "org.apache.paimon.spark.SparkTable"
+PAIMON_CATALOGS = (
+    "org.apache.paimon.spark.SparkCatalog",
+    "org.apache.paimon.spark.SparkGenericCatalog",
+)
+# Paimon's maintenance procedures (`CALL catalog.sys.name(...)`, a `PaimonCallCommand`; by class):
+# a named run on the table they name, no data lineage, with the lifecycle change each makes; a
+# rollback's input is the table at the snapshot it restores.
+PAIMON_PROCEDURES: dict[str, str | None] = {
+    "CompactProcedure": None,
+    "ExpireSnapshotsProcedure": None,
+    "ExpirePartitionsProcedure": None,
+    "RemoveOrphanFilesProcedure": None,
+    "RollbackProcedure": "OVERWRITE",
+}
+PAIMON_ROLLBACKS = frozenset({"RollbackProcedure"})
 # Java packages of table formats: a command from one of them that plumbline does not know is
 # logged once and captured like a plain V2 write where it can be.
 FORMAT_PACKAGES = {
