@@ -29,6 +29,7 @@ _COMMANDS: dict[str, str] = {
     "root-cause": "plumbline.cli.run_analysis:root_cause",
     "export": "plumbline.cli.export:export",
     "check": "plumbline.cli.check:check",
+    "declare": "plumbline.cli.declare:declare",
     "expect": "plumbline.cli.expect:expect",
     "baseline": "plumbline.cli.baseline:baseline",
     "coverage": "plumbline.cli.coverage:coverage",

@@ -115,10 +115,17 @@ def get(
     return _request("GET", url, api_key, timeout, path, also, params=params)
 
 
-def post(url: str, api_key: str | None, timeout: float, path: str, body: Any) -> httpx.Response:
-    """``POST base_url(url) + path`` with a JSON body; any answer but 200 ends the command with
-    one line, as :func:`get`."""
-    return _request("POST", url, api_key, timeout, path, (), json=body)
+def post(
+    url: str,
+    api_key: str | None,
+    timeout: float,
+    path: str,
+    body: Any,
+    also: tuple[int, ...] = (),
+) -> httpx.Response:
+    """``POST base_url(url) + path`` with a JSON body; any answer but 200 (and the statuses in
+    ``also``) ends the command with one line, as :func:`get`."""
+    return _request("POST", url, api_key, timeout, path, also, json=body)
 
 
 def _request(

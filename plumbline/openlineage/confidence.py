@@ -54,6 +54,8 @@ def producer_source(producer: str) -> str:
     """The edge source of an event by its producer URI (event-log extraction aside)."""
     if producer.startswith(_PLUMBLINE) and producer.rstrip("/").endswith("/plumbline/spark"):
         return CAPTURE
+    if producer.startswith(_PLUMBLINE) and producer.rstrip("/").endswith("/plumbline/expectations"):
+        return DECLARED
     lowered = producer.lower()
     for part, name in _KNOWN:
         if part in lowered:

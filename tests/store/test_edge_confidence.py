@@ -6,6 +6,7 @@ when it was last confirmed, in the lineage and column-lineage reads and in ``/im
 from __future__ import annotations
 
 import uuid
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -227,3 +228,42 @@ def test_the_lineage_sql_tables_say_how_edges_are_known(engine: Engine, tmp_path
         assert sorted(
             (r["source_name"], r["edge_source"], r["completeness"]) for r in exported.to_pylist()
         ) == sorted((r["source_name"], r["edge_source"], r["completeness"]) for r in rows)
+
+
+DECLARE = """
+namespace = "ns"
+
+[[declare]]
+from = { dataset = "crm", column = "v" }
+to = { dataset = "clean", column = "v" }
+job = "nightly_copy"
+
+[[declare]]
+from = "raw"
+to = "clean"
+job = "clean"
+"""
+
+
+def test_declared_edges_are_inferred_and_never_hide_an_observed_one(engine: Engine) -> None:
+    from plumbline.expectations.declare import declared_events
+    from plumbline.expectations.rules import parse_toml_text
+
+    ingest(engine, _pipeline())
+    events = declared_events(parse_toml_text(DECLARE), now=datetime(2024, 1, 2, tzinfo=UTC))
+    ingest(engine, events)
+    declared = (
+        "declared",
+        "inferred",
+        ["declared: in an expectations file, not observed"],
+    )
+    with engine.connect() as conn:
+        graph = get_lineage(conn, "dataset:ns:clean", 0, 100)
+        columns = get_column_lineage(conn, "datasetField:ns:clean:v", 1, False, 100)
+    assert _known(_edge(graph, "dataset:ns:crm", "job:ns:nightly_copy")) == declared
+    assert _known(_edge(graph, "job:ns:nightly_copy", "dataset:ns:clean")) == declared
+    # raw -> clean was captured (complete): a later declaration leaves it as it was known
+    assert _known(_edge(graph, "dataset:ns:raw", "job:ns:clean")) == ("capture", "complete", [])
+    clean = next(n for n in columns["graph"] if n["id"] == "datasetField:ns:clean:v")
+    by_source = {f["dataset"]: _known(f) for f in clean["data"]["inputFields"]}
+    assert by_source == {"crm": declared, "raw": ("capture", "complete", [])}

@@ -12,11 +12,23 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from plumbline.openlineage.confidence import DECLARED
+
 COLUMNS = ("edge_source", "completeness", "completeness_reasons")
 
 
 def _newer(table: sa.Table, excluded: Any) -> Any:
-    return excluded.last_seen >= table.c.last_seen
+    """A newer report, unless it only declares an edge something observed (a declared edge
+    never hides how an observed one is known)."""
+    declared: sa.ColumnClause[str] = sa.literal_column(f"'{DECLARED}'")
+    return sa.and_(
+        excluded.last_seen >= table.c.last_seen,
+        sa.or_(
+            excluded.edge_source != declared,
+            table.c.edge_source.is_(None),
+            table.c.edge_source == declared,
+        ),
+    )
 
 
 def confidence_update(table: sa.Table, excluded: Any) -> dict[str, Any]:
