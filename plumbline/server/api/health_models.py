@@ -29,7 +29,7 @@ class Alert(Model):
     id: int
     kind: str = Field(
         description="new-edge, stopped-edge, schema-drift, volume-anomaly, "
-        "duration-anomaly, freshness or failure-after-success"
+        "duration-anomaly, freshness, failure-after-success or observed-deviation"
     )
     seenAt: str = Field(description="when plumbline found it")
     runId: str | None = Field(description="the run that caused it")

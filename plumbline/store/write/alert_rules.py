@@ -13,6 +13,7 @@ KINDS = (
     "duration-anomaly",
     "freshness",
     "failure-after-success",
+    "observed-deviation",
 )
 
 

@@ -19,6 +19,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from plumbline.openlineage import deviations
 from plumbline.openlineage.schema_diff import diff_schemas
 from plumbline.store.read.nodeids import dataset_node, field_node, job_node
 from plumbline.store.schema import (
@@ -52,7 +53,41 @@ def detect(connection: Connection, batch: Batch, rules: AlertRules) -> list[int]
         found.extend(_schema_drift(connection, batch))
     if batch.ended_runs:
         found.extend(_run_alerts(connection, batch, rules))
+        found.extend(_observed_deviations(batch))
     return insert_alerts(connection, found, batch.now)
+
+
+# ---------------------------------------------------------------- designed vs observed
+
+
+def _observed_deviations(batch: Batch) -> list[NewAlert]:
+    """One ``observed-deviation`` alert per deviation a run's end states in the
+    ``plumbline_observedDeviations`` run facet (issue 31 §3): its subject is the dataset (the
+    field of an ``allNullColumn``); re-sent events find it stored already."""
+    found: list[NewAlert] = []
+    for parsed in batch.run_events():
+        run = parsed.raw.get("run")
+        items = deviations.run_deviations(run.get("facets") if isinstance(run, dict) else None)
+        if not items:
+            continue
+        job_key = batch.job_key(parsed)
+        for item in items:
+            namespace, name, field = item["namespace"], item["name"], item.get("field")
+            subject = field_node(namespace, name, field) if field else dataset_node(namespace, name)
+            details = {"deviation": item["kind"], "detail": item["detail"]}
+            if job_key is not None:
+                details["job"] = job_node(*job_key)
+            found.append(
+                NewAlert(
+                    deviations.ALERT_KIND,
+                    namespace,
+                    subject,
+                    f"{parsed.run_id}:{item['kind']}",
+                    parsed.run_id,
+                    details,
+                )
+            )
+    return found
 
 
 # ---------------------------------------------------------------- schema drift

@@ -5,7 +5,7 @@ import { emptyState, errorState, h, mount, spinner } from '../dom.js';
 import { fmtTime, shortId } from '../format.js';
 import { navigate } from '../router.js';
 
-export const KINDS = ['new-edge', 'stopped-edge', 'schema-drift', 'volume-anomaly', 'duration-anomaly', 'freshness', 'failure-after-success'];
+export const KINDS = ['new-edge', 'stopped-edge', 'schema-drift', 'volume-anomaly', 'duration-anomaly', 'freshness', 'failure-after-success', 'observed-deviation'];
 
 export async function renderAlerts(root, _params, query) {
   document.title = 'Alerts · plumbline';
