@@ -123,6 +123,9 @@ class ApplicationLog:
         self._properties: dict[str, str] = {}
         self._warehouse: str | None = None
         self._jdbc_catalogs: dict[str, str] = {}  # V2 JDBC catalog name -> its URL
+        # V2 catalogs of table formats with a warehouse: name -> (class, warehouse URI, type)
+        # (Paimon's are read; Iceberg's are kept for a Hadoop catalog's tables, not named yet)
+        self._format_catalogs: dict[str, tuple[str, str, str]] = {}
         self._running: dict[int, _Execution] = {}
         self._actions: dict[int, _Action] = {}
         self._owner: dict[int, int] = {}  # accumulator id -> execution id
@@ -183,6 +186,18 @@ class ApplicationLog:
             if key.startswith("spark.sql.catalog.")
             and key.count(".") == 3
             and v.JDBC_TABLE_CATALOG in value
+        }
+        self._format_catalogs = {
+            key.removeprefix("spark.sql.catalog."): (
+                value,
+                _uri(conf.get(f"{key}.warehouse", "")),
+                conf.get(f"{key}.type", ""),
+            )
+            for key, value in conf.items()
+            if key.startswith("spark.sql.catalog.")
+            and key.count(".") == 3
+            and value in (*v.PAIMON_CATALOGS, *v.ICEBERG_CATALOGS)
+            and conf.get(f"{key}.warehouse")
         }
         warehouse = conf.get("spark.sql.warehouse.dir")
         if warehouse:
@@ -381,6 +396,16 @@ class ApplicationLog:
         """The URLs of the JDBC catalogs the log's environment declares."""
         return {url for url in self._jdbc_catalogs.values() if url}
 
+    def format_catalog(self, catalog_class: str) -> tuple[str, str] | None:
+        """(warehouse URI, format) of the one catalog of class `catalog_class` the log's
+        environment declares with a warehouse (Paimon's filesystem catalogs), else None."""
+        found = [
+            (warehouse, "paimon")
+            for cls, warehouse, _ in self._format_catalogs.values()
+            if cls == catalog_class and cls in v.PAIMON_CATALOGS
+        ]
+        return found[0] if len(found) == 1 else None
+
     def warehouse_of(self, location: str) -> str:
         """The warehouse of a table at `location` (the log's, else the location's parent)."""
         return self._warehouse or location.rstrip("/").rsplit("/", 1)[0]
@@ -560,3 +585,9 @@ def _cause_first(message: str, stack: str) -> str:
     if not causes or causes[-1] in message:
         return message
     return f"{causes[-1]}\n{message}"
+
+
+def _uri(path: str) -> str:
+    """A warehouse folder as a URI (`file:` when it has no scheme)."""
+    path = path.rstrip("/")
+    return path if not path or ":" in path.split("/", 1)[0] else f"file:{path}"

@@ -139,9 +139,26 @@ def _v2_truncate(
 def _v2_create_as_select(
     app: ApplicationLog, execution: _Execution, command: str, args: list[str], mode: str | None
 ) -> Written:
-    kind = args[0].split("@", 1)[0].rsplit(".", 1)[-1] if args else ""
+    catalog_class = args[0].split("@", 1)[0] if args else ""
+    kind = catalog_class.rsplit(".", 1)[-1]
     parts = [p.strip("`") for p in args[1].split(".")] if len(args) > 1 else None
+    found = app.format_catalog(catalog_class) if parts else None
+    if found is not None and parts:
+        return _format_table(*found, parts), None
     return _v2(app, execution, command, kind, parts, "")
+
+
+def _format_table(warehouse: str, table_format: str, parts: list[str]) -> DatasetFacts:
+    """A table of a Paimon filesystem catalog (or an Iceberg Hadoop catalog), named as live
+    capture names it: its location in the catalog's warehouse (`db.db/tbl`; Iceberg: `db/tbl`),
+    the catalog table as symlink; no version (the log holds none)."""
+    if table_format == "paimon":
+        location = "/".join([warehouse, *(f"{p}.db" for p in parts[:-1]), parts[-1]])
+    else:
+        location = "/".join([warehouse, *parts])
+    dataset = from_location(location)
+    table = TableInfo(".".join(parts[:-1]) or None, parts[-1], location, table_format, warehouse)
+    return DatasetFacts(dataset, file_format=table_format, table=table)
 
 
 def _format_argument(args: list[str]) -> str | None:

@@ -252,3 +252,31 @@ def test_snapshots_reach_snapshot_lineage_recipes_run_diff_and_rerun_plans(
     assert body["badVersions"][0]["version"] == "1"
     jobs = {s["job"]["name"].split(".")[-1] for s in body["steps"]}
     assert {"db_from_snapshot", "db_from_time", "db_from_version", "db_from_tag"} <= jobs
+
+
+def test_event_log_extraction_names_created_tables_as_live_capture(run: dict[str, Any]) -> None:
+    """The job's own Spark event log, extracted: a CTAS / saveAsTable / writeTo().create() into
+    the Paimon catalog gives the dataset, symlink, lifecycle and column lineage live capture gave,
+    with no version (the log holds none); an append to an existing Paimon table is not named (the
+    log prints the table as `SparkTable(…FileStoreTable@hash)`)."""
+    from plumbline.eventlogs.application import ApplicationLog
+
+    (path,) = (run["work"] / "eventlog").iterdir()
+    app, logged = ApplicationLog(str(path)), []
+    for line in path.read_text().splitlines():
+        logged += app.feed(json.loads(line))
+    ends = {
+        e["job"]["name"]: e for e in logged if e["eventType"] == "COMPLETE" and e.get("outputs")
+    }
+    for table in ("saved", "written"):
+        (live,) = _ends(run, "create_table_as_select", f"db_{table}")
+        extracted = ends[live["job"]["name"]]["outputs"][0]
+        output = live["outputs"][0]
+        assert (extracted["namespace"], extracted["name"]) == (output["namespace"], output["name"])
+        facets = extracted["facets"]
+        assert facets["symlinks"] == output["facets"]["symlinks"], table
+        assert lifecycle(extracted) == "CREATE"
+        assert lineage_by_tail(extracted) == lineage_by_tail(output), table
+        assert dataset_version(extracted) is None
+        assert dataset_version(output) is not None
+    assert f"{APP}.execute_append_data.db_target" not in ends
