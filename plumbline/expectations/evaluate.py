@@ -150,7 +150,7 @@ def _walk(conn: Connection, ref: Ref, max_nodes: int, visible_to: VisibleTo) -> 
 
 def _reach(conn: Connection, rule: Reach, max_nodes: int, visible_to: VisibleTo) -> _Verdict:
     _require(conn, rule.source, visible_to)
-    _require(conn, rule.target, visible_to)
+    target_pk = _require(conn, rule.target, visible_to)
     result = _walk(conn, rule.source, max_nodes, visible_to)
     target = rule.target.node_id
     node = next((n for n in result.nodes if n.id == target and n.distance > 0), None)
@@ -176,10 +176,12 @@ def _reach(conn: Connection, rule: Reach, max_nodes: int, visible_to: VisibleTo)
     if _cut(result):
         return UNDECIDED, _cut_reason(result), None, ()
     reached = sum(1 for n in result.nodes if n.distance > 0 and n.type != "JOB")
+    # the run whose lineage shows it as it is: the one that wrote the target's current version
+    written = q.dataset_summaries(conn, [target_pk]).get(target_pk)
     return (
         BROKEN,
         f"no path: {rule.source.node_id} reaches {reached} other node(s), not it",
-        None,
+        written.version_run_id if written is not None else None,
         (),
     )
 

@@ -206,6 +206,14 @@ def test_reach_is_broken_when_no_path_leads_there(shop: sa.Engine) -> None:
     [(status, seen)] = verdicts(shop, '[[reach]]\nfrom = "report"\nto = "raw"\n')
     assert status == "broken"
     assert seen.startswith("no path")
+    with shop.connect() as conn:
+        text = 'namespace = "shop"\n[[reach]]\nfrom = "report"\nto = "raw"\n'
+        [outcome] = check(conn, parse_toml_text(text))
+        assert (outcome.status, outcome.run_id) == ("broken", None)  # no run wrote raw
+        text = 'namespace = "shop"\n[[reach]]\nfrom = "report"\nto = "orders"\n'
+        [outcome] = check(conn, parse_toml_text(text))
+    # the run whose lineage shows orders as it is: the one that wrote its current version
+    assert (outcome.status, outcome.run_id) == ("broken", "00000000-0000-4000-8000-000000000001")
 
 
 def test_column_reach_checks_the_transformation_of_every_hop(shop: sa.Engine) -> None:

@@ -98,49 +98,42 @@ def _column_edges_query(since: bool) -> sa.CompoundSelect[Any]:
     )
     cl, cd = s.column_lineage_edges, s.column_dataset_edges
 
-    def named_input(query: sa.Select[Any], input_field: Any) -> sa.Select[Any]:
+    def edge_rows(edges: sa.Table, output_field: Any, joined: sa.Select[Any]) -> sa.Select[Any]:
+        """One row per edge of ``edges`` into a dataset a job writes, both ends named."""
         return (
-            query.join(f_in, f_in.c.id == input_field)
+            joined.join(f_in, f_in.c.id == edges.c.input_field_id)
             .join(d_in, sa.and_(d_in.c.id == f_in.c.dataset_id, d_in.c.is_hidden == sa.false()))
             .join(n_in, n_in.c.id == d_in.c.namespace_id)
+            .with_only_columns(
+                writes.c.job,
+                n_in.c.name,
+                d_in.c.name,
+                f_in.c.name,
+                n_out.c.name,
+                d_out.c.name,
+                output_field,
+                edges.c.transformation_type,
+                edges.c.transformation_subtype,
+            )  # fmt: skip
         )
 
-    fields = named_input(
-        sa.select(
-            writes.c.job,
-            n_in.c.name,
-            d_in.c.name,
-            f_in.c.name,
-            n_out.c.name,
-            d_out.c.name,
-            f_out.c.name,
-            cl.c.transformation_type,
-            cl.c.transformation_subtype,
-        )  # fmt: skip
+    written = (
+        sa.select(writes.c.job)
         .select_from(writes)
         .join(d_out, sa.and_(d_out.c.id == writes.c.dataset_id, d_out.c.is_hidden == sa.false()))
         .join(n_out, n_out.c.id == d_out.c.namespace_id)
-        .join(f_out, f_out.c.dataset_id == d_out.c.id)
-        .join(cl, sa.and_(cl.c.output_field_id == f_out.c.id, _seen_since(cl, since))),
-        cl.c.input_field_id,
     )
-    whole = named_input(
-        sa.select(
-            writes.c.job,
-            n_in.c.name,
-            d_in.c.name,
-            f_in.c.name,
-            n_out.c.name,
-            d_out.c.name,
-            sa.null(),
-            cd.c.transformation_type,
-            cd.c.transformation_subtype,
-        )  # fmt: skip
-        .select_from(writes)
-        .join(d_out, sa.and_(d_out.c.id == writes.c.dataset_id, d_out.c.is_hidden == sa.false()))
-        .join(n_out, n_out.c.id == d_out.c.namespace_id)
-        .join(cd, sa.and_(cd.c.output_dataset_id == d_out.c.id, _seen_since(cd, since))),
-        cd.c.input_field_id,
+    fields = edge_rows(
+        cl,
+        f_out.c.name,
+        written.join(f_out, f_out.c.dataset_id == d_out.c.id).join(
+            cl, sa.and_(cl.c.output_field_id == f_out.c.id, _seen_since(cl, since))
+        ),
+    )
+    whole = edge_rows(
+        cd,
+        sa.null(),
+        written.join(cd, sa.and_(cd.c.output_dataset_id == d_out.c.id, _seen_since(cd, since))),
     )
     return sa.union_all(fields, whole)
 
