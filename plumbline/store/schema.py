@@ -458,7 +458,7 @@ dataset_field_tags = sa.Table(
 
 # Classifications (issue 32 §1): every (column, tag) that carries a classification, declared (a
 # field tag, a producer's ``tags`` facet, a config rule) or propagated downstream along column
-# edges; ``path`` holds the hops from ``origin_field_id`` (its own id when declared).
+# edges, linked to the column it came from (a path is read by following the links).
 column_classifications = sa.Table(
     "column_classifications",
     metadata,
@@ -468,7 +468,11 @@ column_classifications = sa.Table(
     sa.Column("origin", sa.String(10), nullable=False),  # 'declared' | 'propagated'
     sa.Column("declared_by", sa.String(32), nullable=False),  # 'tag' | 'rule' (of the origin)
     sa.Column("origin_field_id", BigId, nullable=False),
-    sa.Column("path", Json, nullable=False),  # [{namespace, name, field, type, subtype}]
+    # the column it came from (NULL: declared here), that edge's transformation, hops from origin
+    sa.Column("via_field_id", BigId, nullable=True),
+    sa.Column("via_type", sa.String(16), nullable=False, server_default=""),
+    sa.Column("via_subtype", sa.String(32), nullable=False, server_default=""),
+    sa.Column("hops", sa.Integer, nullable=False, server_default="0"),
     sa.Column("updated_at", Timestamp, nullable=False),
     sa.PrimaryKeyConstraint("field_id", "tag_id"),
     sa.Index(None, "tag_id", "origin"),

@@ -14,6 +14,7 @@ from sqlalchemy.engine import Connection, Engine
 from store_summary import column_lineage, dataset, facet, ingest, run_event
 
 from plumbline.store import schema as s
+from plumbline.store.read import classifications
 from plumbline.store.write import classify, tagging
 from plumbline.store.write.classification_rules import (
     ClassificationRules,
@@ -28,7 +29,7 @@ RULES = ClassificationRules(
 
 
 def _rows(conn: Connection) -> dict[tuple[str, str, str], dict[str, Any]]:
-    """(dataset, field, tag) -> the row's origin, value, declared_by and path."""
+    """(dataset, field, tag) -> the row's origin, value, declared_by and path (links followed)."""
     cc, f, d, t = s.column_classifications, s.dataset_fields, s.datasets, s.tags
     query = (
         sa.select(d.c.name.label("dataset"), f.c.name.label("field"), t.c.name.label("tag"), cc)
@@ -37,14 +38,21 @@ def _rows(conn: Connection) -> dict[tuple[str, str, str], dict[str, Any]]:
         .join(d, d.c.id == f.c.dataset_id)
         .join(t, t.c.id == cc.c.tag_id)
     )
+    rows = conn.execute(query).all()
+    found: dict[int, dict[int, list[dict[str, str]]]] = {}
+    for tag_id in {r.tag_id for r in rows}:
+        found[tag_id] = classifications.paths(
+            conn, tag_id, [r.field_id for r in rows if r.tag_id == tag_id]
+        )
     return {
         (r.dataset, r.field, r.tag): {
             "origin": r.origin,
             "value": r.tag_value,
             "declared_by": r.declared_by,
-            "path": r.path,
+            "path": found[r.tag_id][r.field_id],
+            "hops": r.hops,
         }
-        for r in conn.execute(query)
+        for r in rows
     }
 
 
@@ -183,6 +191,7 @@ def _check_paths(conn: Connection, rows: dict[tuple[str, str, str], dict[str, An
     }
     for (ds, field, tag), row in rows.items():
         path = row["path"]
+        assert len(path) == row["hops"] + 1
         assert (path[-1]["name"], path[-1]["field"]) == (ds, field)
         assert rows[(path[0]["name"], path[0]["field"], tag)]["origin"] == "declared"
         for before, hop in zip(path, path[1:], strict=False):
@@ -306,6 +315,7 @@ def test_a_producers_tags_facet_classifies_a_column_that_then_follows_events_of_
         "value": "email",
         "declared_by": "tag",
         "path": [{"namespace": "ns", "name": "raw", "field": "email"}],
+        "hops": 0,
     }
     assert rows[("stg", "contact", "pii")]["origin"] == "propagated"
     mart = rows[("mart", "email", "pii")]

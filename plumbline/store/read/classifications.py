@@ -50,7 +50,7 @@ def classification(
             _cc.c.tag_value,
             _cc.c.origin,
             _cc.c.declared_by,
-            _cc.c.path,
+            _cc.c.field_id,
         )
         .select_from(_cc)
         .join(_f, _f.c.id == _cc.c.field_id)
@@ -62,6 +62,7 @@ def classification(
     rows = conn.execute(
         base.order_by(_n.c.name, _d.c.name, _f.c.name).limit(limit).offset(offset)
     ).all()
+    found = paths(conn, tag_id, [r.field_id for r in rows])
     columns: list[ClassifiedColumn] = [
         {
             "namespace": r.namespace,
@@ -70,7 +71,7 @@ def classification(
             "value": r.tag_value,
             "origin": r.origin,
             "declaredBy": r.declared_by,
-            "path": [_hop(h, visible_to) for h in r.path],
+            "path": [_hop(h, visible_to) for h in found[r.field_id]],
         }
         for r in rows
     ]
@@ -81,6 +82,54 @@ def classification(
         "readers": _readers(conn, tag_id, visible_to),
         "totalCount": int(total),
     }
+
+
+_CHUNK = 5000
+_LINKS = sa.select(_cc.c.field_id, _cc.c.via_field_id, _cc.c.via_type, _cc.c.via_subtype)
+_NAMES = (
+    sa.select(_f.c.id, _n.c.name.label("namespace"), _d.c.name.label("dataset"), _f.c.name)
+    .select_from(_f)
+    .join(_d, _d.c.id == _f.c.dataset_id)
+    .join(_n, _n.c.id == _d.c.namespace_id)
+)
+
+
+def _chunked(conn: Connection, statement: Any, column: Any, ids: list[int]) -> list[Any]:
+    rows: list[Any] = []
+    for start in range(0, len(ids), _CHUNK):
+        rows.extend(conn.execute(statement.where(column.in_(ids[start : start + _CHUNK]))).all())
+    return rows
+
+
+def paths(conn: Connection, tag_id: int, field_ids: list[int]) -> dict[int, list[dict[str, str]]]:
+    """The path each of ``field_ids`` got the tag by, from its origin column: hops of namespace,
+    name, field, and (after the first) the edge's type and subtype; the links followed back."""
+    links: dict[int, tuple[int | None, str, str]] = {}
+    pending = sorted(set(field_ids))
+    while pending:
+        rows = _chunked(conn, _LINKS.where(_cc.c.tag_id == tag_id), _cc.c.field_id, pending)
+        for r in rows:
+            links[r.field_id] = (r.via_field_id, r.via_type, r.via_subtype)
+        pending = sorted(
+            {r.via_field_id for r in rows if r.via_field_id is not None} - links.keys()
+        )
+    names = {
+        r.id: {"namespace": r.namespace, "name": r.dataset, "field": r.name}
+        for r in _chunked(conn, _NAMES, _f.c.id, sorted(links))
+    }
+    found: dict[int, list[dict[str, str]]] = {}
+    for field_id in field_ids:
+        hops: list[dict[str, str]] = []
+        at: int | None = field_id
+        while at is not None and at in links and len(hops) <= len(links):
+            via, kind, subtype = links[at]
+            hop = dict(names.get(at, {}))
+            if via is not None:
+                hop |= {"type": kind, "subtype": subtype}
+            hops.append(hop)
+            at = via
+        found[field_id] = hops[::-1]
+    return found
 
 
 def _datasets(conn: Connection, tag_id: int, visible_to: VisibleTo) -> list[ClassifiedDataset]:

@@ -6,7 +6,8 @@ producer's ``tags`` dataset facet: ``dataset_field_tags``) or by a config rule
 along column edges that carry it (DIRECT, not masking; INDIRECT subtypes the config names),
 through every hop, breadth first, and stops at a column declassified for that tag
 (``field_declassifications``). ``column_classifications`` holds the result, one row per
-(column, tag) with its origin column and the path of hops from it.
+(column, tag) with its origin column and the link it came by (the previous column and that
+edge's transformation): following the links gives the path.
 
 Kept up to date incrementally: new edges spread the tags their input columns carry
 (:func:`edges_added`), a new declaration spreads from its column (:func:`declare`); a removal
@@ -30,27 +31,16 @@ from plumbline.store.write.classification_rules import ClassificationRules, rule
 from plumbline.store.write.context import Batch
 from plumbline.store.write.upsert import select_in
 
-Hop = dict[str, str]
-
 _e, _f, _d, _n = s.column_lineage_edges, s.dataset_fields, s.datasets, s.namespaces
 _cc, _dc = s.column_classifications, s.field_declassifications
 
-# the edges leaving some input fields, with the names of their output field (a path's hop)
-_EDGES_OUT = (
-    sa.select(
-        _e.c.input_field_id,
-        _e.c.output_field_id,
-        _e.c.transformation_type,
-        _e.c.transformation_subtype,
-        _e.c.masking,
-        _n.c.name.label("namespace"),
-        _d.c.name.label("dataset"),
-        _f.c.name.label("field"),
-    )
-    .select_from(_e)
-    .join(_f, _f.c.id == _e.c.output_field_id)
-    .join(_d, _d.c.id == _f.c.dataset_id)
-    .join(_n, _n.c.id == _d.c.namespace_id)
+# the edges leaving some input fields
+_EDGES_OUT = sa.select(
+    _e.c.input_field_id,
+    _e.c.output_field_id,
+    _e.c.transformation_type,
+    _e.c.transformation_subtype,
+    _e.c.masking,
 )
 _ROWS = sa.select(_cc)  # filtered by column (select_in), then by tag here: one statement to compile
 _FIELD_NAMES = (
@@ -63,17 +53,16 @@ _FIELD_NAMES = (
 
 @dataclass(frozen=True)
 class Mark:
-    """A tag on a column: its value, who declared it at the origin, the origin column, the path."""
+    """A tag on a column: its value, who declared it at the origin, the origin column, and the
+    link it came by (the previous column, that edge's type and subtype; none when declared)."""
 
     value: str
     declared_by: str  # 'tag' | 'rule'
     origin: int
-    path: tuple[Hop, ...]
-
-
-def field_names(connection: Connection, field_ids: Iterable[int]) -> dict[int, Hop]:
-    rows = select_in(connection, _FIELD_NAMES, [_f.c.id], sorted(set(field_ids)))
-    return {r.id: {"namespace": r.namespace, "name": r.dataset, "field": r.name} for r in rows}
+    via: int | None = None
+    via_type: str = ""
+    via_subtype: str = ""
+    hops: int = 0
 
 
 def _blocked(connection: Connection, tag_id: int) -> set[int]:
@@ -133,15 +122,14 @@ def _spread(
             ):
                 continue
             source = frontier[r.input_field_id]
-            hop = {
-                "namespace": r.namespace,
-                "name": r.dataset,
-                "field": r.field,
-                "type": r.transformation_type,
-                "subtype": r.transformation_subtype,
-            }
             reached[out] = Mark(
-                source.value, source.declared_by, source.origin, (*source.path, hop)
+                source.value,
+                source.declared_by,
+                source.origin,
+                r.input_field_id,
+                r.transformation_type,
+                r.transformation_subtype,
+                source.hops + 1,
             )
         found.update(reached)
         frontier = reached
@@ -162,7 +150,10 @@ def _write(connection: Connection, tag_id: int, marks: dict[int, Mark], origin: 
                 "origin": origin,
                 "declared_by": mark.declared_by,
                 "origin_field_id": mark.origin,
-                "path": list(mark.path),
+                "via_field_id": mark.via,
+                "via_type": mark.via_type,
+                "via_subtype": mark.via_subtype,
+                "hops": mark.hops,
                 "updated_at": now,
             }
             for field_id, mark in sorted(marks.items())
@@ -191,8 +182,8 @@ def tag_ids(connection: Connection, names: Iterable[str]) -> dict[str, int]:
 
 def _rule_matches(
     connection: Connection, rules: ClassificationRules, dataset_ids: Sequence[int] | None
-) -> dict[int, dict[int, tuple[str, Hop]]]:
-    """tag id -> column -> (value, its names) of the columns the config rules classify, among
+) -> dict[int, dict[int, str]]:
+    """tag id -> column -> value of the columns the config rules classify, among
     the columns of ``dataset_ids`` (None: of every dataset)."""
     if not rules.rules:
         return {}
@@ -201,12 +192,11 @@ def _rule_matches(
     else:
         rows = select_in(connection, _FIELD_NAMES, [_f.c.dataset_id], sorted(set(dataset_ids)))
     ids = tag_ids(connection, (rule.tag for rule in rules.rules))
-    matched: dict[int, dict[int, tuple[str, Hop]]] = {}
+    matched: dict[int, dict[int, str]] = {}
     for r in sorted(rows, key=lambda r: r.id):
         for rule in rules.rules:
             if rule.matches(r.namespace, r.name):
-                names = {"namespace": r.namespace, "name": r.dataset, "field": r.name}
-                matched.setdefault(ids[rule.tag], {}).setdefault(r.id, (rule.value, names))
+                matched.setdefault(ids[rule.tag], {}).setdefault(r.id, rule.value)
     return matched
 
 
@@ -219,11 +209,10 @@ def _declared(
         sa.select(ft.c.field_id, ft.c.tag_value).where(ft.c.tag_id == tag_id)
     ).all()
     values = {r.field_id: r.tag_value or "" for r in rows if r.field_id not in blocked}
-    names = field_names(connection, values)
-    marks = {f: Mark(v, "tag", f, (names[f],)) for f, v in values.items() if f in names}
-    for field_id, (value, hop) in _rule_matches(connection, rules, None).get(tag_id, {}).items():
+    marks = {f: Mark(v, "tag", f) for f, v in values.items()}
+    for field_id, value in _rule_matches(connection, rules, None).get(tag_id, {}).items():
         if field_id not in blocked and field_id not in marks:
-            marks[field_id] = Mark(value, "rule", field_id, (hop,))
+            marks[field_id] = Mark(value, "rule", field_id)
     return marks
 
 
@@ -259,19 +248,18 @@ def recompute_if_empty(connection: Connection) -> bool:
 
 
 def declare(connection: Connection, tag_id: int, marks: dict[int, Mark]) -> None:
-    """New declarations of a tag (``marks``: column -> its mark): written (a column that carried
-    the tag by propagation becomes declared) and spread downstream."""
+    """New declarations of a tag (``marks``: column -> its mark): written and spread downstream
+    (declaring a column the tag reached already recomputes the tag)."""
     blocked = _blocked(connection, tag_id)
     marks = {f: m for f, m in marks.items() if f not in blocked}
     if not marks:
         return
     held = {r.field_id: r.origin for r in _rows(connection, marks) if r.tag_id == tag_id}
     marks = {f: m for f, m in marks.items() if held.get(f) != "declared"}
-    replaced = [f for f in marks if f in held]
-    if replaced:
-        connection.execute(
-            sa.delete(_cc).where(_cc.c.tag_id == tag_id, _cc.c.field_id.in_(sorted(replaced)))
-        )
+    if any(f in held for f in marks):
+        # a column the tag reached becomes its origin: what flowed on from it changes origin
+        recompute(connection, [tag_id])
+        return
     _write(connection, tag_id, marks, "declared")
     rules = rules_of(connection)
     _write(connection, tag_id, _spread(connection, rules, tag_id, marks, blocked), "propagated")
@@ -279,7 +267,15 @@ def declare(connection: Connection, tag_id: int, marks: dict[int, Mark]) -> None
 
 def _marks_of(connection: Connection, tag_id: int, field_ids: Iterable[int]) -> dict[int, Mark]:
     return {
-        r.field_id: Mark(r.tag_value, r.declared_by, r.origin_field_id, tuple(r.path))
+        r.field_id: Mark(
+            r.tag_value,
+            r.declared_by,
+            r.origin_field_id,
+            r.via_field_id,
+            r.via_type,
+            r.via_subtype,
+            r.hops,
+        )
         for r in _rows(connection, field_ids)
         if r.tag_id == tag_id
     }
@@ -313,7 +309,7 @@ def datasets_changed(connection: Connection, dataset_ids: Sequence[int]) -> None
     if not rules.rules or not dataset_ids:
         return
     for tag_id, matched in sorted(_rule_matches(connection, rules, dataset_ids).items()):
-        marks = {f: Mark(v, "rule", f, (hop,)) for f, (v, hop) in matched.items()}
+        marks = {f: Mark(v, "rule", f) for f, v in matched.items()}
         declare(connection, tag_id, marks)
 
 
@@ -344,9 +340,8 @@ def field_tag_changed(connection: Connection, field_id: int, tag_id: int, added:
                 s.dataset_field_tags.c.tag_id == tag_id,
             )
         ).scalar()
-        names = field_names(connection, [field_id])
         declare(
-            connection, tag_id, {field_id: Mark(value or "", "tag", field_id, (names[field_id],))}
+            connection, tag_id, {field_id: Mark(value or "", "tag", field_id)}
         )
     else:
         recompute(connection, [tag_id])

@@ -106,9 +106,8 @@ def declare_facet_tags(connection: Connection, batch: Batch) -> None:
                     for (f, tag), v in new.items()
                 ],
             )
-            names = classify.field_names(connection, {f for f, _ in new})
             by_tag: dict[int, dict[int, classify.Mark]] = {}
             for (f, tag), v in new.items():
-                by_tag.setdefault(tag, {})[f] = classify.Mark(v, "tag", f, (names[f],))
+                by_tag.setdefault(tag, {})[f] = classify.Mark(v, "tag", f)
             for tag, marks in sorted(by_tag.items()):
                 classify.declare(connection, tag, marks)
