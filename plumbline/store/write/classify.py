@@ -340,9 +340,7 @@ def field_tag_changed(connection: Connection, field_id: int, tag_id: int, added:
                 s.dataset_field_tags.c.tag_id == tag_id,
             )
         ).scalar()
-        declare(
-            connection, tag_id, {field_id: Mark(value or "", "tag", field_id)}
-        )
+        declare(connection, tag_id, {field_id: Mark(value or "", "tag", field_id)})
     else:
         recompute(connection, [tag_id])
 

@@ -29,9 +29,7 @@ def upgrade() -> None:
     with op.batch_alter_table("column_classifications") as batch_op:
         batch_op.drop_column("path")
         batch_op.add_column(sa.Column("via_field_id", _ID, nullable=True))
-        batch_op.add_column(
-            sa.Column("via_type", sa.String(16), server_default="", nullable=False)
-        )
+        batch_op.add_column(sa.Column("via_type", sa.String(16), server_default="", nullable=False))
         batch_op.add_column(
             sa.Column("via_subtype", sa.String(32), server_default="", nullable=False)
         )
