@@ -106,6 +106,8 @@ class JobState:
     # latest_run_uuid as loaded, before this write (whether another writer wrote the job since
     # this writer last did: see JobHistory)
     stored_latest_run: str | None = None
+    # type as loaded (what a dataset step before apply_job_facets reads as "the stored type")
+    stored_type: str | None = None
     # (job id, version hash) of the version this write makes current, until its id is known
     pending_version: tuple[int, str] | None = None
 
@@ -153,6 +155,9 @@ class Batch:
     job_state: dict[int, JobState] = field(default_factory=dict)
     run_ids: dict[str, int] = field(default_factory=dict)
     run_state: dict[int, RunState] = field(default_factory=dict)
+    # each new run's row as this write inserted it (its state from the write's events):
+    # update_runs writes a new run again only when its state came out otherwise
+    inserted_runs: dict[int, RunState] = field(default_factory=dict)
     # runs this write created (nothing of theirs is stored yet)
     created_runs: set[int] = field(default_factory=set)
     # appearance index -> schema_versions.id of the schema it carries

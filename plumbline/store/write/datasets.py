@@ -880,7 +880,7 @@ def _streaming(batch: Batch, event: RunEvent) -> bool:
     if job_type is not None and not job_type.deleted and job_type.processing_type:
         return job_type.processing_type.upper() in ("STREAMING", "STREAM")
     job_id = batch.job_ids.get((event.job.namespace, event.job.name))
-    return job_id is not None and batch.job_state[job_id].type == "STREAM"
+    return job_id is not None and batch.job_state[job_id].stored_type == "STREAM"
 
 
 _STORED_OUTPUTS = (

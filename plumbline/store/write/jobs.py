@@ -89,6 +89,7 @@ def _lock_jobs(connection: Connection, batch: Batch, keys: set[Key]) -> None:
             latest_run_uuid=row.latest_run_uuid,
             latest_run_at=as_utc(row.latest_run_at),
             stored_latest_run=row.latest_run_uuid,
+            stored_type=row.type,
             # a soft-deleted job that events mention again comes back, as in Marquez
             changed=bool(row.is_hidden),
         )

@@ -65,11 +65,12 @@ def normalize(
     datasets.create_datasets(connection, batch, plan)
     datasets.write_schemas(connection, batch)
     jobs.resolve_jobs(connection, batch)
-    runs.resolve_runs(connection, batch)
-    datasets.write_versions(connection, batch)
-    runs.write_run_io(connection, batch)
     jobs.apply_job_facets(batch)
     job_versions = jobs.write_job_versions(connection, batch)
+    # new runs are inserted with their state (job version included): one write per new run
+    runs.resolve_runs(connection, batch, job_versions)
+    datasets.write_versions(connection, batch)
+    runs.write_run_io(connection, batch)
     runs.write_run_states(connection, batch, job_versions)
     edges = column_lineage.prepare_edges(connection, batch)
     run_shapes = column_shapes.resolve_shapes(

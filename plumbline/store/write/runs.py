@@ -8,7 +8,7 @@ from typing import Any, TypedDict
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from plumbline.openlineage import TERMINAL_STATES, RunEvent
+from plumbline.openlineage import TERMINAL_STATES, ParsedEvent, RunEvent
 from plumbline.openlineage.types import parse_datetime
 from plumbline.store.schema import jobs, namespaces, run_io, run_states, runs
 from plumbline.store.write.conflicts import Conflict, RunConflictError
@@ -105,10 +105,13 @@ def _insert_runs(statement: Any) -> Any:
     )
 
 
-def resolve_runs(connection: Connection, batch: Batch) -> None:
+def resolve_runs(connection: Connection, batch: Batch, job_versions: dict[str, int]) -> None:
     """Create missing runs (the events' runs and their parent runs); lock and load their state.
 
-    A run id is one job's: an event whose run id is another job's run raises
+    A new run's row is inserted with the state this write's events give it (``job_versions``:
+    run uuid -> job version, from :func:`plumbline.store.write.jobs.write_job_versions`), so
+    that :func:`update_runs` need not write it again. A run id is one job's: an event whose
+    run id is another job's run raises
     :class:`RunConflictError` (the normalizer keeps that event, marked failed); a ``parent``
     facet that disagrees is reported (see :mod:`.conflicts`), the run's own events win.
     """
@@ -133,6 +136,10 @@ def resolve_runs(connection: Connection, batch: Batch) -> None:
     if not wanted:
         return
     # new runs come back from the insert (and are ours, locked); only the others are read
+    initial = {
+        run_uuid: _initial_state(batch, run_uuid, wanted[run_uuid], job_versions)
+        for run_uuid in sorted(wanted)
+    }
     created = insert_returning(
         connection,
         runs,
@@ -140,6 +147,7 @@ def resolve_runs(connection: Connection, batch: Batch) -> None:
             {
                 "uuid": run_uuid,
                 "job_id": wanted[run_uuid],
+                **_columns(initial[run_uuid]),
                 "created_at": batch.now,
                 "updated_at": batch.now,
             }
@@ -150,7 +158,9 @@ def resolve_runs(connection: Connection, batch: Batch) -> None:
     for row in created:
         batch.run_ids[row.uuid] = row.id
         batch.created_runs.add(row.id)
+        # the later steps fold the events into the new run as into any other (write_run_states)
         batch.run_state[row.id] = RunState(id=row.id, uuid=row.uuid, job_id=wanted[row.uuid])
+        batch.inserted_runs[row.id] = initial[row.uuid]
     existing = wanted.keys() - {row.uuid for row in created}
     rows = select_in(connection, _LOCK_RUNS, [runs.c.uuid], existing) if existing else []
     for row in rows:
@@ -389,6 +399,92 @@ def _statistics(appearance: Any) -> Any:
     return dataset.facets.output_statistics if dataset.facets is not None else None
 
 
+def _transitions(batch: Batch) -> list[tuple[str, dict[str, Any]]]:
+    """(run uuid, run_states row without its run id) of every state transition the events say."""
+    found = []
+    for parsed in batch.run_events():
+        event = parsed.event
+        assert isinstance(event, RunEvent)
+        if event.event_type in STATES:
+            row = {
+                "state": event.event_type,
+                "transitioned_at": as_utc(parsed.event_time),
+                "weaker": is_weaker(parsed.raw),
+            }
+            found.append((parsed.run_id or "", row))
+    return found
+
+
+def _fold_event(state: RunState, parsed: ParsedEvent) -> None:
+    """An event's time, run and job facets, parent, nominal time and error folded into a run."""
+    event = parsed.event
+    assert isinstance(event, RunEvent)
+    time_of = as_utc(parsed.event_time)
+    if state.last_event_at is None or time_of > state.last_event_at:
+        state.last_event_at = time_of
+    # facets from an event older than those kept change nothing, nor do the columns they give
+    time = time_key(parsed.event_time)
+    state.job_facets, state.job_facet_times, _ = merge_facets_at(
+        state.job_facets, state.job_facet_times, parsed.raw["job"].get("facets"), time
+    )
+    state.facets, state.facet_times, taken = merge_facets_at(
+        state.facets, state.facet_times, parsed.raw["run"].get("facets"), time
+    )
+    facets = event.run.facets
+    if facets is None:
+        return
+    if facets.parent is not None and "parent" in taken:
+        state.parent_run_uuid = facets.parent.run.run_id.lower()
+    if facets.nominal_time is not None and "nominalTime" in taken:
+        nominal = facets.nominal_time
+        state.nominal_start_time = as_utc(parse_datetime(nominal.nominal_start_time))
+        if nominal.nominal_end_time is not None:
+            state.nominal_end_time = as_utc(parse_datetime(nominal.nominal_end_time))
+    if facets.error_message is not None and "errorMessage" in taken:
+        state.error_message = facets.error_message.message
+        state.error_stack = facets.error_message.stack_trace
+        state.error_language = facets.error_message.programming_language
+
+
+def _summarized(
+    state: RunState, stronger: list[tuple[str, datetime]], weaker: list[tuple[str, datetime]]
+) -> None:
+    summary = summarize(_with_weaker(stronger, weaker))
+    state.current_state = summary["current_state"]
+    state.started_at, state.ended_at = summary["started_at"], summary["ended_at"]
+
+
+def _initial_state(
+    batch: Batch, run_uuid: str, job_id: int, job_versions: dict[str, int]
+) -> RunState:
+    """A new run's state from this write's events alone: what :func:`write_run_states` will
+    find for it (its stored transitions are this write's, the first of equal ones kept)."""
+    state = RunState(id=0, uuid=run_uuid, job_id=job_id)
+    for parsed in batch.run_events():
+        if parsed.run_id == run_uuid:
+            _fold_event(state, parsed)
+    kept: dict[tuple[str, datetime], bool] = {}
+    for uuid_of, row in sorted(
+        _transitions(batch), key=lambda t: (t[1]["state"], t[1]["transitioned_at"])
+    ):
+        if uuid_of == run_uuid:
+            kept.setdefault((row["state"], row["transitioned_at"]), row["weaker"])
+    if kept:
+        stronger = [key for key, weak in kept.items() if not weak]
+        _summarized(state, stronger, [key for key, weak in kept.items() if weak])
+    if run_uuid in job_versions:
+        state.job_version_id = job_versions[run_uuid]
+    return state
+
+
+def _columns(state: RunState) -> dict[str, Any]:
+    """A run's columns as written (empty facets as NULL)."""
+    return {
+        **{column: getattr(state, column) for column in _PLAIN},
+        **{column: getattr(state, column) or None for column in _FACETS},
+    }
+
+
 def write_run_states(connection: Connection, batch: Batch, job_versions: dict[str, int]) -> None:
     """Record transitions, then derive each run's state and times from all its transitions
     (written back by :func:`update_runs`).
@@ -398,19 +494,9 @@ def write_run_states(connection: Connection, batch: Batch, job_versions: dict[st
     source's terminal state (an event with the ``plumbline_extraction`` run facet) never
     overrides one another source recorded (``weaker_source_overruled``).
     """
-    transitions: list[dict[str, Any]] = []
-    for parsed in batch.run_events():
-        event = parsed.event
-        assert isinstance(event, RunEvent)
-        if event.event_type in STATES:
-            transitions.append(
-                {
-                    "run_id": batch.run_ids[parsed.run_id or ""],
-                    "state": event.event_type,
-                    "transitioned_at": as_utc(parsed.event_time),
-                    "weaker": is_weaker(parsed.raw),
-                }
-            )
+    transitions = [
+        {"run_id": batch.run_ids[run_uuid], **row} for run_uuid, row in _transitions(batch)
+    ]
     transitions.sort(key=lambda t: (t["run_id"], t["state"], t["transitioned_at"]))
     new_transitions: dict[int, set[datetime]] = {}
     for t in transitions:
@@ -431,34 +517,7 @@ def write_run_states(connection: Connection, batch: Batch, job_versions: dict[st
         kept.setdefault(row.run_id, []).append((row.state, as_utc(row.transitioned_at)))
 
     for parsed in batch.run_events():
-        event = parsed.event
-        assert isinstance(event, RunEvent)
-        state = batch.run_state[batch.run_ids[parsed.run_id or ""]]
-        time_of = as_utc(parsed.event_time)
-        if state.last_event_at is None or time_of > state.last_event_at:
-            state.last_event_at = time_of
-        # facets from an event older than those kept change nothing, nor do the columns they give
-        time = time_key(parsed.event_time)
-        state.job_facets, state.job_facet_times, _ = merge_facets_at(
-            state.job_facets, state.job_facet_times, parsed.raw["job"].get("facets"), time
-        )
-        state.facets, state.facet_times, taken = merge_facets_at(
-            state.facets, state.facet_times, parsed.raw["run"].get("facets"), time
-        )
-        facets = event.run.facets
-        if facets is None:
-            continue
-        if facets.parent is not None and "parent" in taken:
-            state.parent_run_uuid = facets.parent.run.run_id.lower()
-        if facets.nominal_time is not None and "nominalTime" in taken:
-            nominal = facets.nominal_time
-            state.nominal_start_time = as_utc(parse_datetime(nominal.nominal_start_time))
-            if nominal.nominal_end_time is not None:
-                state.nominal_end_time = as_utc(parse_datetime(nominal.nominal_end_time))
-        if facets.error_message is not None and "errorMessage" in taken:
-            state.error_message = facets.error_message.message
-            state.error_stack = facets.error_message.stack_trace
-            state.error_language = facets.error_message.programming_language
+        _fold_event(batch.run_state[batch.run_ids[parsed.run_id or ""]], parsed)
 
     for run_uuid, version_id in job_versions.items():
         batch.run_state[batch.run_ids[run_uuid]].job_version_id = version_id
@@ -468,9 +527,7 @@ def write_run_states(connection: Connection, batch: Batch, job_versions: dict[st
         overruled = _overruled(history.get(run_id, []), weaker.get(run_id, []))
         if overruled is not None and run_id in new_transitions:
             batch.conflicts.append(Conflict("weaker_source_overruled", state.uuid, overruled))
-        summary = summarize(states)
-        state.current_state = summary["current_state"]
-        state.started_at, state.ended_at = summary["started_at"], summary["ended_at"]
+        _summarized(state, history.get(run_id, []), weaker.get(run_id, []))
         tied = _complete_and_fail_tied(states, new_transitions.get(run_id, set()))
         if tied is not None:
             batch.conflicts.append(
@@ -490,15 +547,11 @@ def update_runs(connection: Connection, batch: Batch) -> None:
     """Write back the state of the runs the events touched (see :func:`write_run_states`)."""
     updates = []
     for run_id in sorted(batch.touched_runs):
-        state = batch.run_state[run_id]
-        updates.append(
-            {
-                "b_id": run_id,
-                **{column: getattr(state, column) for column in _PLAIN},
-                **{column: getattr(state, column) or None for column in _FACETS},
-                "updated_at": batch.now,
-            }
-        )
+        columns = _columns(batch.run_state[run_id])
+        inserted = batch.inserted_runs.get(run_id)
+        if inserted is not None and _columns(inserted) == columns:
+            continue  # inserted as it is now (resolve_runs): no second row version
+        updates.append({"b_id": run_id, **columns, "updated_at": batch.now})
     if updates:
         update_many(connection, runs, updates)
 
