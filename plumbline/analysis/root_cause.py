@@ -42,7 +42,7 @@ FAILED = ("FAIL", "ABORT")
 # answered for these, with truncated true and truncatedReason "work budget".
 MAX_COMPARED_RUNS = 500
 # what in a diff makes an upstream run a suspect (a mere change of size does not)
-_STRONG = ("jobChanged", "outputChanged")
+_STRONG = ("jobChanged", "outputChanged", "observedDeviation")
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,9 @@ class UpstreamRun:
     distance: int
     run: RunSide
     suspect: bool
-    reasons: tuple[str, ...]  # failed, jobChanged, inputChanged, outputChanged
+    # failed, jobChanged, outputChanged, observedDeviation (its plan and execution disagreed
+    # where they did not before: issue 31 §3), inputChanged
+    reasons: tuple[str, ...]
     against: str | None  # the run its changes are measured against
     changes: tuple[Suspect, ...]
     produced: tuple[Produced, ...]

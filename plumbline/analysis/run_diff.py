@@ -22,6 +22,7 @@ from typing import Any, NoReturn
 from sqlalchemy.engine import Connection
 
 from plumbline.analysis.pruned import PrunedRun, pruned_complete_runs, pruned_run
+from plumbline.openlineage import deviations
 from plumbline.openlineage.schema_diff import diff_schemas
 from plumbline.store import InvalidArgumentError, NotFoundError, VisibleTo, iso
 from plumbline.store.read.run_facts import (
@@ -35,7 +36,8 @@ from plumbline.store.read.run_facts import (
 from plumbline.store.read.runs import marquez_state
 
 # run facets that describe this run only, never how it was made: not compared
-_VOLATILE_RUN_FACETS = frozenset({"parent", "nominalTime", "errorMessage"})
+# (the observed deviations are compared on their own: `observedDeviations`)
+_VOLATILE_RUN_FACETS = frozenset({"parent", "nominalTime", "errorMessage", deviations.FACET})
 # facet fields every facet has (who wrote it), not part of what it says
 _FACET_BASE = frozenset({"_producer", "_schemaURL", "_deleted"})
 # job facets whose change is a change of the job's code
@@ -249,7 +251,8 @@ class RunSide:
 class Suspect:
     """Something that differs and may explain the run's outcome."""
 
-    # inputChanged | jobChanged | runFacetsChanged | outputChanged | error; what a failure
+    # inputChanged | jobChanged | runFacetsChanged | observedDeviation | outputChanged | error;
+    # what a failure
     # caused (RunDiff.caused_by_failure): inputRead | outputWritten
     kind: str
     subject: str  # the dataset (namespace/name), facet or job concerned
@@ -281,6 +284,15 @@ class RunDiff:
     pruned: tuple[PrunedRun, ...] = field(default=())
     # what the run's failure itself caused (emptied reads and writes), apart from the suspects
     caused_by_failure: tuple[Suspect, ...] = field(default=())
+    # where each run's plan and execution disagreed (issue 31 §3: the capture's
+    # plumbline_observedDeviations run facet): lists of deviations before and after
+    observed_deviations: Pair = field(default=Pair([], []))
+
+    @property
+    def new_deviations(self) -> list[dict[str, Any]]:
+        """The run's deviations the run compared against did not have."""
+        seen = {_deviation_key(d) for d in self.observed_deviations.before}
+        return [d for d in self.observed_deviations.after if _deviation_key(d) not in seen]
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -303,7 +315,15 @@ class RunDiff:
             "suspects": [s.to_json() for s in self.suspects],
             "causedByFailure": [s.to_json() for s in self.caused_by_failure],
             "prunedRuns": [p.to_json() for p in self.pruned],
+            "observedDeviations": {
+                **self.observed_deviations.to_json(),
+                "new": self.new_deviations,
+            },
         }
+
+
+def _deviation_key(item: dict[str, Any]) -> tuple[str, str, str, str]:
+    return (item["kind"], item["namespace"], item["name"], item.get("field") or "")
 
 
 def _ref(io: IoDiff) -> dict[str, str]:
@@ -413,6 +433,10 @@ def compare(
         error=run.error_message,
         suspects=(),
         pruned=pruned,
+        observed_deviations=Pair(
+            deviations.run_deviations(other.facets) if other is not None else [],
+            deviations.run_deviations(run.facets),
+        ),
     )
     return _with_suspects(diff)
 
@@ -727,6 +751,20 @@ def _with_suspects(diff: RunDiff) -> RunDiff:
                     "runFacetsChanged",
                     change.facet,
                     f"{change.change}{': ' + keys if keys else ''}",
+                ),
+            )
+        )
+    for item in diff.new_deviations:
+        # the plan and the run disagreed where they did not before: an input pruned away, an
+        # output written empty, a column written null throughout
+        column = f".{item['field']}" if item.get("field") else ""
+        suspects.append(
+            (
+                2,
+                Suspect(
+                    "observedDeviation",
+                    f"{item['namespace']}:{item['name']}{column}",
+                    f"{item['kind']}: {item['detail']}",
                 ),
             )
         )

@@ -106,7 +106,10 @@ class ColumnLineageDiff(Model):
 
 
 class Suspect(Model):
-    kind: Literal["jobChanged", "inputChanged", "runFacetsChanged", "outputChanged", "error"]
+    kind: Literal[
+        "jobChanged", "inputChanged", "runFacetsChanged", "observedDeviation", "outputChanged",
+        "error",
+    ]  # fmt: skip
     subject: str
     detail: str
 
@@ -120,6 +123,20 @@ class FailureEffect(Model):
 class DatasetRef(Model):
     namespace: str
     name: str
+
+
+class Deviation(Model):
+    kind: Literal["unreadInput", "emptyOutput", "allNullColumn"]
+    namespace: str
+    name: str
+    field: str | None = Field(default=None, description="the column (allNullColumn)")
+    detail: str
+
+
+class ObservedDeviations(Model):
+    before: list[Deviation] = Field(description="the run compared against's")
+    after: list[Deviation] = Field(description="the run's")
+    new: list[Deviation] = Field(description="the run's, not the run compared against's")
 
 
 class RunDiff(Model):
@@ -149,6 +166,10 @@ class RunDiff(Model):
     prunedRuns: list[PrunedRun] = Field(
         description="runs of the job pruned that would have been compared with instead"
     )
+    observedDeviations: ObservedDeviations = Field(
+        description="where each run's plan and its execution disagreed (the capture's "
+        "plumbline_observedDeviations run facet)"
+    )
     truncated: bool = Field(
         default=False, description="the work budget cut the runs' facts: the diff may be partial"
     )
@@ -166,7 +187,9 @@ class UpstreamRun(Model):
     run: RunSide
     state: str | None
     suspect: bool
-    reasons: list[Literal["failed", "jobChanged", "inputChanged", "outputChanged"]]
+    reasons: list[
+        Literal["failed", "jobChanged", "outputChanged", "observedDeviation", "inputChanged"]
+    ]
     against: str | None = Field(description="the run its changes are measured against")
     changes: list[Suspect]
     produced: list[ProducedVersion] = Field(description="the versions it wrote that were read")
