@@ -48,18 +48,6 @@ LOGICAL: tuple[Decided, ...] = (
         ),
     ),
     Decided(
-        PASS_THROUGH,
-        (
-            "drops duplicate rows, columns unchanged: lineage passes through (a dataset-wide "
-            "GROUP_BY is not recorded for it; event logs show it as an aggregate)"
-        ),
-        _names(
-            """
-            Deduplicate DeduplicateWithinWatermark Distinct
-            """
-        ),
-    ),
-    Decided(
         OPAQUE,
         (
             "analysis only: the analyzer resolves or rewrites it (unresolved names, parameters, "
@@ -181,16 +169,14 @@ LOGICAL: tuple[Decided, ...] = (
     Decided(
         OPAQUE,
         (
-            "a table format's command plumbline has no handler for (Paimon's DML, Delta's clone, "
-            "convert, reorg, generate): logged once as an unknown format command "
+            "a table format's command plumbline has no handler for (Paimon's TRUNCATE, Delta's "
+            "clone, convert, reorg, generate): logged once as an unknown format command "
             "(FORMAT_PACKAGES) and captured without column lineage"
         ),
         _names(
             """
-            CloneTableCommand ConvertToDeltaCommand DeleteFromPaimonTableCommand
-            DeltaGenerateCommand DeltaReorgTableCommand MergeIntoPaimonTable
-            PaimonCallCommand PaimonDynamicPartitionOverwriteCommand
-            PaimonTruncateTableCommand RowTrackingBackfillCommand UpdatePaimonTableCommand
+            CloneTableCommand ConvertToDeltaCommand DeltaGenerateCommand
+            DeltaReorgTableCommand PaimonTruncateTableCommand RowTrackingBackfillCommand
             """
         ),
     ),

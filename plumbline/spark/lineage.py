@@ -467,6 +467,16 @@ def _sort(walker: LineageWalker, plan: Node, outputs: list[list[Node]]) -> list[
     return _first(outputs)
 
 
+@plan_kind(v.DISTINCTS, v.DEDUPLICATES)
+def _distinct(walker: LineageWalker, plan: Node, outputs: list[list[Node]]) -> list[Node]:
+    """DISTINCT and dropDuplicates: the rows are grouped by every column (by `keys`), as Spark
+    runs them (an aggregate), so what they group by is a dataset-wide INDIRECT GROUP_BY per the
+    column lineage facet; the columns pass through."""
+    keys = plan.trees("keys") if plan.name in v.DEDUPLICATES else []
+    walker.add_dataset(keys or _first(outputs), GROUP_BY)
+    return _first(outputs)
+
+
 @plan_kind(v.WINDOWS)
 def _window(walker: LineageWalker, plan: Node, outputs: list[list[Node]]) -> list[Node]:
     return _first(outputs) + walker.project(plan.trees("windowExpressions"))

@@ -116,3 +116,21 @@ def test_self_join_and_subquery_inputs(
         ("customers", "customer_id", "FILTER"),
         ("orders", "customer_id", "FILTER"),
     ]
+
+
+def test_distinct_and_drop_duplicates_group_by_what_they_compare(
+    spark: Any, sources: tuple[str, str], captured: Any, workdir: Path
+) -> None:
+    """Per the column lineage facet, DISTINCT groups the rows by every column and
+    dropDuplicates(subset) by the subset: dataset-wide INDIRECT GROUP_BY (issue 31 §4, as
+    INTERSECT and the event logs' aggregate have it); the columns stay IDENTITY."""
+    customers = spark.read.parquet(sources[1])
+    event = _complete(captured, lambda: customers.distinct().write.parquet(str(workdir / "d")))
+    assert sorted(_dataset(event)) == [
+        ("customers", "customer_id", "GROUP_BY"),
+        ("customers", "name", "GROUP_BY"),
+    ]
+    assert _fields(event)["name"] == [("customers", "name", "DIRECT", "IDENTITY")]
+    deduplicated = customers.dropDuplicates(["customer_id"])
+    event = _complete(captured, lambda: deduplicated.write.parquet(str(workdir / "dd")))
+    assert _dataset(event) == [("customers", "customer_id", "GROUP_BY")]
