@@ -39,6 +39,7 @@ from plumbline.store import (
     job_pk,
 )
 from plumbline.store.read import impact as q
+from plumbline.store.read import namespaces
 
 HOLDS, BROKEN, UNKNOWN, UNDECIDED = "holds", "broken", "unknown", "undecided"
 STATUSES = (HOLDS, BROKEN, UNKNOWN, UNDECIDED)
@@ -235,6 +236,7 @@ def _never_reach(
     conn: Connection, rule: NeverReach, max_nodes: int, visible_to: VisibleTo
 ) -> _Verdict:
     _require(conn, rule.source, visible_to)
+    namespaces.get_namespace(conn, rule.namespace, visible_to)  # a typo is unknown, never true
     result = _walk(conn, rule.source, max_nodes, visible_to)
     hits = [
         n

@@ -41,9 +41,9 @@ transformation = "DIRECT/TRANSFORMATION"
 from = {{ dataset = "{data}/orders.csv", column = "amount" }}
 to = {{ dataset = "{out}/revenue", column = "revenue" }}
 
-[[never_reach]]
+[[never_reach]]  # the jobs' namespace holds no dataset: nothing reaches it
 from = {{ dataset = "{data}/orders.csv", column = "email" }}
-namespace = "analytics"
+namespace = "ci"
 
 [[job]]
 job = {{ namespace = "ci", name = "{writer}.orders_clean" }}
