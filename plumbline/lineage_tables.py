@@ -133,10 +133,29 @@ TABLES: dict[str, Columns] = {
     + _ENTITY
     + _RUN
     + _WHEN,
+    # one row per micro-batch of a streaming run and source (Kafka: topic partition) x sink
+    "stream_batch_lineage": _TABLES
+    + (("entity_run_id", "string"),)
+    + _WHEN
+    + (
+        ("batch_id", "int"),
+        ("source_partition", "int"),
+        ("source_start_offset", "int"),
+        ("source_end_offset", "int"),
+        ("source_start_version", "string"),
+        ("source_end_version", "string"),
+        ("source_files_added", "int"),
+        ("source_offsets_backward", "int"),
+        ("source_fail_on_data_loss", "string"),
+        ("target_version", "string"),
+    ),
 }
 
-# one row per run: partitioned by event_date when exported, pruned with the runs
-HISTORY = frozenset({"table_lineage", "column_lineage", "snapshot_lineage", "runs"})
+# one row per run (stream_batch_lineage: per batch, by its time): partitioned by event_date when
+# exported, pruned with the runs (stream batches: by their own cut-off too)
+HISTORY = frozenset(
+    {"table_lineage", "column_lineage", "snapshot_lineage", "runs", "stream_batch_lineage"}
+)
 
 
 def view_name(table: str) -> str:

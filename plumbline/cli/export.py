@@ -47,8 +47,8 @@ def export(
     quiet: bool,
 ) -> None:
     """Write the lineage SQL tables (table_lineage, column_lineage, their edges, runs, jobs,
-    datasets, dataset_versions, snapshot_lineage) to a folder, history tables partitioned by
-    event_date; run again, only what changed is rewritten."""
+    datasets, dataset_versions, snapshot_lineage, stream_batch_lineage) to a folder, history
+    tables partitioned by event_date; run again, only what changed is rewritten."""
     from plumbline.export import ExportError, ExportResult, export_tables
 
     since = _day(since_text)

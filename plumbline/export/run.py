@@ -246,8 +246,8 @@ class _TableExport:
     ) -> Iterator[Any]:
         """The table's record batches for ``runs`` (history) or a range of jobs (edges)."""
         as_text = export_reads.text_values(conn)
-        if self.table == "runs":
-            sql, params = export_reads.runs_statement(conn, runs.days, runs.since)
+        if self.table in export_reads.VIEW_HISTORY:
+            sql, params = export_reads.runs_statement(conn, runs.days, runs.since, self.table)
         elif self.table in EDGES:
             jobs = runs.jobs if runs.jobs is not None else list(runs.job_ids or ())
             sql, params = export_reads.edge_statement(conn, self.table, jobs)
@@ -446,7 +446,7 @@ class _TableExport:
         kept = tuple(c for c in self.columns if c[0] != PARTITION)
         writers: dict[date, FileWriter] = {}
         name = self._name(0)
-        if self.table == "runs":
+        if self.table in export_reads.VIEW_HISTORY:
             reads = [
                 export_reads.RunFilter(days=None if days is None else tuple(days), since=since)
             ]

@@ -77,8 +77,44 @@ def lineage_tables(
         else:
             kind, options = _FORMATS[file_format]
             location = text.rstrip("/") + "/" + table
+            if _missing(location):  # a table the export had no rows for: empty, typed
+                spark.catalog.createTable(
+                    name, path=location, source=kind, schema=_schema(table), **options
+                )
+                names.append(name)
+                continue
             spark.catalog.createTable(name, path=location, source=kind, **options)
             if table in HISTORY:
                 spark.catalog.recoverPartitions(name)
         names.append(name)
     return names
+
+
+_SPARK_TYPES = {
+    "string": "StringType",
+    "int": "LongType",
+    "timestamp": "TimestampType",
+    "date": "DateType",
+    "json": "StringType",
+}
+
+
+def _missing(location: str) -> bool:
+    """Whether a local export folder has no folder for a table (the export writes none for a
+    table without rows, such as ``stream_batch_lineage`` of a store with no streams)."""
+    parts = urlsplit(location)
+    if parts.scheme not in ("", "file"):
+        return False  # a remote store: Spark finds out
+    return not Path(unquote(parts.path) if parts.scheme else location).exists()
+
+
+def _schema(table: str) -> Any:
+    """The Spark schema of a lineage table, from :data:`plumbline.lineage_tables.TABLES`."""
+    from pyspark.sql import types
+
+    return types.StructType(
+        [
+            types.StructField(name, getattr(types, _SPARK_TYPES[kind])())
+            for name, kind in TABLES[table]
+        ]
+    )

@@ -39,6 +39,14 @@ EXPECTED: dict[str, list[tuple[Any, ...]]] = {
         ("file", "/warehouse/clean", None, run_uuid(2), run_uuid(2)),
         ("file", "/warehouse/clean", None, run_uuid(4), run_uuid(4)),
     ],
+    "Which Kafka offsets ended up in a table version": [
+        ("orders", 0, 500, 1200, 1),
+        ("orders", 3, 900, 1600, 1),
+    ],
+    "Which table versions hold the records of a partition's offsets": [
+        ("file", "/lake/orders", "57", 1),
+        ("file", "/lake/orders", "58", 2),
+    ],
     "The most depended-on tables": [
         ("file", "/warehouse/clean", 2, 2),
         ("file", "/data/raw", 1, 2),

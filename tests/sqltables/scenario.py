@@ -10,6 +10,11 @@ Spark SQL, recipes).
                             producer), writes nothing; FAILs
     clean   (run 4, day 2)  reads raw, writes clean again, the same column lineage
     audit   (run 5, day 2)  reads clean, writes file:/audit (two hops from raw)
+
+and, for the tests of ``stream_batch_lineage`` (:func:`stream_events`, ingested after the above):
+
+    ingest  (run 16, day 2) a stream: Kafka topic orders (partitions 0 and 3) into the Delta
+                            table file:/lake/orders, micro-batches 0-2 committing versions 56-58
 """
 
 from __future__ import annotations
@@ -25,7 +30,12 @@ RAW = ("file", "/data/raw")
 CLEAN = ("file", "/warehouse/clean")
 CUSTOMERS = ("postgres://db:5432", "shop.public.customers")
 AUDIT = ("file", "/audit")
+KAFKA = ("kafka://broker:9092", "orders")
+LAKE = ("file", "/lake/orders")
 DAY1, DAY2 = date(2024, 1, 1), date(2024, 1, 2)
+# micro-batches of the stream: (batch id, partition 0 offsets, partition 3 offsets, version)
+BATCHES = ((0, (0, 500), (0, 900), "56"), (1, (500, 1200), (900, 1600), "57"),
+           (2, (1200, 1500), (1600, 2400), "58"))  # fmt: skip
 
 
 def run_uuid(n: int) -> str:
@@ -78,6 +88,32 @@ def events() -> list[dict[str, Any]]:
         run_event(run_uuid(4), "COMPLETE", t2 + "12Z", job="clean", namespace=JOBS, inputs=[_raw()], outputs=[_clean_out(3)]),
         run_event(run_uuid(5), "START", t2 + "20Z", job="audit", namespace=JOBS, inputs=[dataset(*CLEAN)], outputs=[dataset(*AUDIT)]),
         run_event(run_uuid(5), "COMPLETE", t2 + "21Z", job="audit", namespace=JOBS, inputs=[dataset(*CLEAN)], outputs=[dataset(*AUDIT)]),
+    ]  # fmt: skip
+
+
+def _batch(batch_id: int, p0: tuple[int, int], p3: tuple[int, int], version: str) -> dict[str, Any]:
+    partitions = [
+        {"topic": KAFKA[1], "partition": n, "startOffset": start, "endOffset": end}
+        for n, (start, end) in ((0, p0), (3, p3))
+    ]
+    return {
+        "batchId": batch_id,
+        "timestamp": f"2024-01-02T12:00:{batch_id:02d}.000Z",
+        "numInputRows": p0[1] - p0[0] + p3[1] - p3[0],
+        "sources": [{"description": "KafkaV2[Subscribe[orders]]", "namespace": KAFKA[0],
+                     "failOnDataLoss": "true", "partitions": partitions, "partitionCount": 2}],
+        "sinks": [{"namespace": LAKE[0], "name": LAKE[1], "version": version}],
+    }  # fmt: skip
+
+
+def stream_events() -> list[dict[str, Any]]:
+    """The stream's run: batch 0 with its START, batches 1 and 2 with a RUNNING event. Its
+    datasets are named by its micro-batches only (not as the run's inputs and outputs), so that
+    the other tables' answers on the pipeline stay as they are."""
+    return [
+        run_event(run_uuid(16), event, f"2024-01-02T12:00:{second:02d}Z", job="ingest",
+                  namespace=JOBS, streamBatches=facet(batches=[_batch(*b) for b in part]))
+        for event, second, part in (("START", 0, BATCHES[:1]), ("RUNNING", 30, BATCHES[1:]))
     ]  # fmt: skip
 
 

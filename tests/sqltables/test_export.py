@@ -14,7 +14,18 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
-from scenario import AUDIT, CLEAN, CUSTOMERS, DAY2, JOBS, build, later_events, pick, run_uuid
+from scenario import (
+    AUDIT,
+    CLEAN,
+    CUSTOMERS,
+    DAY2,
+    JOBS,
+    build,
+    later_events,
+    pick,
+    run_uuid,
+    stream_events,
+)
 from sqlalchemy.engine import Engine
 from store_summary import dataset, ingest, run_event
 
@@ -37,6 +48,7 @@ def out(tmp_path: Path) -> Path:
 @pytest.fixture
 def built(engine: Engine) -> Engine:
     build(engine)
+    ingest(engine, stream_events())
     return engine
 
 
@@ -81,7 +93,7 @@ def test_text_formats_hold_every_row(built: Engine, out: Path, file_format: str)
     names = sorted(json.loads(line)["name"] for line in lines) if file_format == "jsonl" else (
         sorted(line.split(",")[2] for line in lines[1:])
     )  # fmt: skip
-    assert names == ["audit", "clean", "extract", "report"]
+    assert names == ["audit", "clean", "extract", "ingest", "report"]
     day = out / "runs" / "event_date=2024-01-02" / f"part-0.{file_format}"
     assert run_uuid(4) in day.read_text() and run_uuid(1) not in day.read_text()
 
@@ -133,7 +145,7 @@ def test_a_failed_export_leaves_the_files_before_it(built: Engine, out: Path) ->
 
 def test_since_keeps_history_from_that_day(built: Engine, out: Path) -> None:
     result = export_tables(Store(built), out, since=DAY2)
-    assert result.rows["runs"] == 3
+    assert result.rows["runs"] == 4  # day 2's: report, clean, audit, the stream ingest
     assert [p.name for p in (out / "runs").iterdir()] == ["event_date=2024-01-02"]
 
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 import sqlalchemy as sa
 from recipes import EXPECTED, recipes
-from scenario import build
+from scenario import build, stream_events
 from sqlalchemy.engine import Engine
+from store_summary import ingest
 
 
 def test_the_page_lists_every_recipe() -> None:
@@ -17,6 +18,7 @@ def test_the_page_lists_every_recipe() -> None:
 @pytest.fixture
 def built(engine: Engine) -> Engine:
     build(engine)
+    ingest(engine, stream_events())
     return engine
 
 

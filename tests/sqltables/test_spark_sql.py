@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from recipes import EXPECTED, RECURSIVE, for_spark, recipes
-from scenario import build, later_events, pick
+from scenario import build, later_events, pick, stream_events
 from sqlalchemy.engine import Engine
 from store_summary import ingest
 
@@ -36,6 +36,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
     engine = create_store_engine(f"sqlite:///{tmp_path_factory.mktemp('store') / 'store.db'}")
     upgrade(engine)
     build(engine)
+    ingest(engine, stream_events())
     yield engine
     engine.dispose()
 

@@ -10,8 +10,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scenario import AUDIT, CLEAN, CUSTOMERS, DAY1, DAY2, RAW, build, pick, run_uuid
+from scenario import (
+    AUDIT,
+    CLEAN,
+    CUSTOMERS,
+    DAY1,
+    DAY2,
+    RAW,
+    build,
+    pick,
+    run_uuid,
+    stream_events,
+)
 from sqlalchemy.engine import Engine
+from store_summary import ingest
 
 from plumbline.analysis.version_lineage import version_lineage
 from plumbline.lineage_tables import TABLES
@@ -238,8 +250,9 @@ def sqlite_engine(tmp_path: Path) -> Iterator[Engine]:
 def test_sqlite_and_postgresql_give_identical_rows(
     sqlite_engine: Engine, pg_engine: Engine
 ) -> None:
-    build(sqlite_engine)
-    build(pg_engine)
+    for engine in (sqlite_engine, pg_engine):
+        build(engine)
+        ingest(engine, stream_events())
     on_sqlite, on_pg = _comparable(sqlite_engine), _comparable(pg_engine)
     assert all(on_sqlite[t] for t in TABLES)  # every table has rows
     assert on_sqlite == on_pg
@@ -259,3 +272,25 @@ def test_column_history_from_before_0012_is_rebuilt_from_raw_events(built: Engin
     assert (done.runs, done.rows, done.skipped) == (2, 6, 0)
     assert _rows(built, "column_lineage", "entity_run_id", "source_column_name") == recorded
     assert rebuild_column_history(built).runs == 0  # nothing left to do
+
+
+def test_stream_batch_lineage(built: Engine) -> None:
+    """One row per micro-batch, source partition and sink, by the batch's time (the stream's
+    datasets are named by its batches only: no table name or path is known for them)."""
+    ingest(built, stream_events())
+    with built.connect() as conn:
+        rows = table_rows(conn, "stream_batch_lineage")
+    assert pick(rows, "batch_id", "source_namespace", "source_name", "source_partition",
+                "source_start_offset", "source_end_offset", "source_offsets_backward",
+                "source_fail_on_data_loss", "target_name", "target_version") == [
+        (b, "kafka://broker:9092", "orders", p, start, end, 0, "true", "/lake/orders", v)
+        for b, p, start, end, v in (
+            (0, 0, 0, 500, "56"), (0, 3, 0, 900, "56"), (1, 0, 500, 1200, "57"),
+            (1, 3, 900, 1600, "57"), (2, 0, 1200, 1500, "58"), (2, 3, 1600, 2400, "58"),
+        )
+    ]  # fmt: skip
+    assert {(r["entity_name"], r["entity_run_id"], r["event_date"]) for r in rows} == {
+        ("ingest", run_uuid(16), DAY2)
+    }
+    assert {(r["target_path"], r["source_table_full_name"]) for r in rows} == {(None, None)}
+    assert min(r["event_time"] for r in rows).isoformat() == "2024-01-02T12:00:00+00:00"

@@ -379,10 +379,15 @@ def keyed_statement(
     return f"{sql} ORDER BY {key}", params
 
 
+# history tables the export reads from their views, by day
+VIEW_HISTORY = {"runs": "plumbline_runs", "stream_batch_lineage": "plumbline_stream_batch_lineage"}
+
+
 def runs_statement(
-    conn: Connection, days: Sequence[date] | None, since: date | None
+    conn: Connection, days: Sequence[date] | None, since: date | None, table: str = "runs"
 ) -> tuple[str, dict[str, Any]]:
-    """``runs`` (read from its view) for ``days`` / from ``since``, on ``conn``'s database."""
+    """``runs`` or another table of :data:`VIEW_HISTORY` (read from its view) for ``days`` /
+    from ``since``, on ``conn``'s database."""
     dialect = conn.dialect.name
     where: list[str] = []
     params: dict[str, Any] = {}
@@ -396,7 +401,7 @@ def runs_statement(
     if dialect == "sqlite":
         params = {k: v.isoformat() for k, v in params.items()}
     clause = f" WHERE {' AND '.join(where)}" if where else ""
-    return f"SELECT * FROM plumbline_runs{clause}", params
+    return f"SELECT * FROM {VIEW_HISTORY[table]}{clause}", params
 
 
 # plumbline_dataset_names (migration 0012) without its fence, so that a read of a few datasets
@@ -509,6 +514,12 @@ def _run_day(started: Any, ended: Any, last: Any, created: Any) -> date | None:
     return at.date() if at is not None else None
 
 
+# the days of the micro-batches recorded since (stream_batch_lineage files them by batch time)
+_NEW_BATCHES = (
+    sa.select(sa.func.coalesce(s.stream_batches.c.batch_time, s.stream_batches.c.recorded_at))
+    .where(s.stream_batches.c.recorded_at >= sa.bindparam("since"))
+    .distinct()
+)
 _CHANGED_RUNS = sa.select(
     s.runs.c.id,
     s.runs.c.uuid,
@@ -567,6 +578,8 @@ def changes(conn: Connection, since: datetime) -> Changes:
         versions.update(
             conn.execute(_RUN_VERSIONS, {"uuids": run_uuids[start : start + 500]}).scalars()
         )
+    for batch_time in conn.execute(_NEW_BATCHES, at).scalars():
+        run_days.add(utc(batch_time).date())  # type: ignore[union-attr]
     pruned = conn.execute(_PRUNED, at).all()
     for job_id, started, ended in pruned:
         jobs.add(job_id)
