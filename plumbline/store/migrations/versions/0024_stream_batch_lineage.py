@@ -8,8 +8,8 @@ offsets), the versions it read, the files it added, whether its offsets went bac
 has a row per source with the target columns null (and the other way round). Columns listed in
 ``plumbline/lineage_tables.py``; datasets named through ``plumbline_dataset_names`` (0012).
 
-Revision ID: 0022
-Revises: 0021
+Revision ID: 0024
+Revises: 0023
 Create Date: 2026-11-28 10:20:00
 """
 
@@ -17,8 +17,8 @@ from alembic import op
 
 # ruff: noqa: S608 (the view text is built from this module's constants only, no input)
 
-revision = "0022"
-down_revision = "0021"
+revision = "0024"
+down_revision = "0023"
 branch_labels = None
 depends_on = None
 
