@@ -27,6 +27,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from plumbline.store import schema as s
+from plumbline.store.read.gcpause import gc_paused
 from plumbline.store.write.classification_rules import ClassificationRules, rules_of
 from plumbline.store.write.context import Batch
 from plumbline.store.write.upsert import select_in
@@ -87,62 +88,80 @@ def _spread(
     tag_id: int,
     start: dict[int, Mark],
     blocked: set[int],
+    *,
+    fresh: bool = False,
 ) -> dict[int, Mark]:
     """The columns the tag reaches from ``start`` that do not carry it yet (breadth first, one
-    query per hop; ties go to the lowest output, then input id)."""
+    query per hop; ties go to the lowest output, then input id). ``fresh``: only ``start``
+    carries the tag (a full recompute), so the store need not be asked which others do."""
     found: dict[int, Mark] = {}
     frontier = start
-    while frontier:
-        rows = select_in(connection, _EDGES_OUT, [_e.c.input_field_id], sorted(frontier))
-        rows.sort(
-            key=lambda r: (
-                r.output_field_id,
-                r.input_field_id,
-                r.transformation_type,
-                r.transformation_subtype,
-            )
-        )
-        candidates = {
-            r.output_field_id
-            for r in rows
-            if rules.propagates(r.transformation_type, r.transformation_subtype, r.masking)
-        }
-        taken = _carrying(connection, tag_id, sorted(candidates - found.keys() - blocked))
-        reached: dict[int, Mark] = {}
-        for r in rows:
-            out = r.output_field_id
-            if (
-                out not in candidates
-                or out in blocked
-                or out in taken
-                or out in found
-                or out in reached
-                or out in start
-                or not rules.propagates(r.transformation_type, r.transformation_subtype, r.masking)
-            ):
-                continue
-            source = frontier[r.input_field_id]
-            reached[out] = Mark(
-                source.value,
-                source.declared_by,
-                source.origin,
-                r.input_field_id,
-                r.transformation_type,
-                r.transformation_subtype,
-                source.hops + 1,
-            )
-        found.update(reached)
-        frontier = reached
+    with gc_paused():  # many small objects, no cycles: the collector's scans would find nothing
+        while frontier:
+            frontier = _step(connection, rules, tag_id, start, blocked, found, frontier, fresh)
     return found
+
+
+def _step(
+    connection: Connection,
+    rules: ClassificationRules,
+    tag_id: int,
+    start: dict[int, Mark],
+    blocked: set[int],
+    found: dict[int, Mark],
+    frontier: dict[int, Mark],
+    fresh: bool,
+) -> dict[int, Mark]:
+    """One hop of :func:`_spread`: the columns newly reached from ``frontier``."""
+    rows = select_in(connection, _EDGES_OUT, [_e.c.input_field_id], sorted(frontier))
+    rows.sort(
+        key=lambda r: (
+            r.output_field_id,
+            r.input_field_id,
+            r.transformation_type,
+            r.transformation_subtype,
+        )
+    )
+    candidates = {
+        r.output_field_id
+        for r in rows
+        if rules.propagates(r.transformation_type, r.transformation_subtype, r.masking)
+    }
+    unknown = candidates - found.keys() - blocked - start.keys()
+    taken = set() if fresh else _carrying(connection, tag_id, sorted(unknown))
+    reached: dict[int, Mark] = {}
+    for r in rows:
+        out = r.output_field_id
+        if (
+            out not in candidates
+            or out in blocked
+            or out in taken
+            or out in found
+            or out in reached
+            or out in start
+            or not rules.propagates(r.transformation_type, r.transformation_subtype, r.masking)
+        ):
+            continue
+        source = frontier[r.input_field_id]
+        reached[out] = Mark(
+            source.value,
+            source.declared_by,
+            source.origin,
+            r.input_field_id,
+            r.transformation_type,
+            r.transformation_subtype,
+            source.hops + 1,
+        )
+    found.update(reached)
+    return reached
 
 
 def _write(connection: Connection, tag_id: int, marks: dict[int, Mark], origin: str) -> None:
     if not marks:
         return
     now = datetime.now(UTC)
-    connection.execute(
-        sa.insert(_cc),
-        [
+    with gc_paused():
+        rows = [
             {
                 "field_id": field_id,
                 "tag_id": tag_id,
@@ -157,8 +176,8 @@ def _write(connection: Connection, tag_id: int, marks: dict[int, Mark], origin: 
                 "updated_at": now,
             }
             for field_id, mark in sorted(marks.items())
-        ],
-    )
+        ]
+        connection.execute(sa.insert(_cc), rows)
 
 
 def tag_ids(connection: Connection, names: Iterable[str]) -> dict[str, int]:
@@ -230,9 +249,8 @@ def recompute(connection: Connection, tags: Iterable[int] | None = None) -> None
         blocked = _blocked(connection, tag_id)
         declared = _declared(connection, rules, tag_id, blocked)
         _write(connection, tag_id, declared, "declared")
-        _write(
-            connection, tag_id, _spread(connection, rules, tag_id, declared, blocked), "propagated"
-        )
+        spread = _spread(connection, rules, tag_id, declared, blocked, fresh=True)
+        _write(connection, tag_id, spread, "propagated")
 
 
 def recompute_if_empty(connection: Connection) -> bool:
