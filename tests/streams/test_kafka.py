@@ -214,3 +214,79 @@ def test_a_reset_topic_goes_backwards_as_spark_reports_it(run: dict[str, Any]) -
         assert _rows_read(end["inputs"][0]) == rows
         assert end["outputs"][0]["name"] == str(run["work"] / "reset_out")
     assert run["report"]["reset"][0]["runId"] != run["report"]["reset"][1]["runId"]
+
+
+def _delta_versions_by_batch(table: Path) -> dict[int, str]:
+    """Delta's own record of its streaming sink: each commit's ``txn`` action names the batch id
+    (its ``version``) the commit holds; {batch id: Delta version}."""
+    found: dict[int, str] = {}
+    for commit in sorted((table / "_delta_log").glob("*.json")):
+        for line in commit.read_text().splitlines():
+            txn = json.loads(line).get("txn")
+            if txn is not None:
+                found[int(txn["version"])] = str(int(commit.stem))
+    return found
+
+
+def test_kafka_offsets_to_delta_versions_through_api_cli_and_sql(
+    run: dict[str, Any], live_server: Any
+) -> None:
+    """Issue 26 §2 end to end: the Kafka -> Delta stream's captured events posted to a live server
+    (both stores) answer "which Kafka offsets ended up in Delta version V" by the API, the CLI and
+    the SQL table, in agreement with Spark's progress and Delta's log."""
+    if not run["report"]["delta"]:
+        pytest.skip("no Delta Lake release for this Spark line (docs/reference.md)")
+    import subprocess
+    import sys
+
+    import httpx
+    import sqlalchemy as sa
+
+    events = _stream(run, "to_delta")
+    run_id = events[0]["run"]["runId"]
+    posted = httpx.post(f"{live_server.url}/api/v1/lineage", json=events, timeout=60)
+    assert posted.status_code == 201, posted.text
+    body = httpx.get(f"{live_server.url}/api/v1/jobs/runs/{run_id}/batches", timeout=60).json()
+    table = run["work"] / "delta_orders"
+    committed = _delta_versions_by_batch(table)
+    progress = {p["batchId"]: p for p in run["report"]["to_delta"][0]["progress"]}
+    assert body["totalCount"] == len(committed) > 0
+    for batch in body["batches"]:
+        assert batch["sinks"] == [
+            {"namespace": "file", "name": str(table), "version": committed[batch["batchId"]]}
+        ]
+        (source,) = batch["sources"]
+        assert source["namespace"] == run["ns"]
+        (spark_source,) = progress[batch["batchId"]]["sources"]
+        assert {
+            (p["topic"], str(p["partition"])): p["endOffset"] for p in source["partitions"]
+        } == {
+            (topic, partition): end
+            for topic, ends in spark_source["endOffset"].items()
+            for partition, end in ends.items()
+        }
+    last = body["batches"][-1]
+    version = last["sinks"][0]["version"]
+    expected = sorted(
+        (p["topic"], p["partition"], p["startOffset"], p["endOffset"])
+        for p in last["sources"][0]["partitions"]
+    )
+    with sa.create_engine(live_server.db_url).connect() as conn:
+        rows = conn.execute(
+            sa.text(
+                "SELECT source_name, source_partition, source_start_offset, source_end_offset"
+                " FROM plumbline_stream_batch_lineage"
+                " WHERE target_name = :table AND target_version = :version"
+                " AND source_partition IS NOT NULL ORDER BY 1, 2"
+            ),
+            {"table": str(table), "version": version},
+        ).all()
+    assert [tuple(r) for r in rows] == expected
+    done = subprocess.run(
+        [sys.executable, "-m", "plumbline", "batches", run_id, "--url", live_server.url],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    topic, partition, start, end = expected[0]
+    assert f"{topic}[{partition}] {start}-{end}" in done.stdout
+    assert f"file:{table} version {version}" in done.stdout
