@@ -17,7 +17,7 @@ from typing import Any
 
 from plumbline.eventlogs import planinfo
 from plumbline.eventlogs.errors import EventLogError
-from plumbline.eventlogs.outputs import LOG_OUTPUTS
+from plumbline.eventlogs.outputs import LOG_OUTPUTS, format_table
 from plumbline.eventlogs.planinfo import MODES, ConvertedPlan, Scan
 from plumbline.openlineage.schema_urls import EXTRACTION_FACET_SCHEMA_URL
 from plumbline.spark.surface import (
@@ -124,7 +124,6 @@ class ApplicationLog:
         self._warehouse: str | None = None
         self._jdbc_catalogs: dict[str, str] = {}  # V2 JDBC catalog name -> its URL
         # V2 catalogs of table formats with a warehouse: name -> (class, warehouse URI, type)
-        # (Paimon's are read; Iceberg's are kept for a Hadoop catalog's tables, not named yet)
         self._format_catalogs: dict[str, tuple[str, str, str]] = {}
         self._running: dict[int, _Execution] = {}
         self._actions: dict[int, _Action] = {}
@@ -365,6 +364,11 @@ class ApplicationLog:
         return facts
 
     def _scan_datasets(self, scan: Scan) -> list[DatasetFacts]:
+        parts = scan.v2_table or []
+        if len(parts) > 1:  # a table of a format catalog the log names (Iceberg's Hadoop)
+            name, ident = (parts[0], parts[1:]) if len(parts) > 2 else (None, parts)
+            catalog = self.format_catalog_named(name, "iceberg")
+            return [format_table(*catalog, ident)] if catalog is not None else []
         if scan.table is not None and scan.locations:
             database, table = scan.table
             info = TableInfo(database, table, scan.locations[0], scan.file_format)
@@ -398,13 +402,25 @@ class ApplicationLog:
 
     def format_catalog(self, catalog_class: str) -> tuple[str, str] | None:
         """(warehouse URI, format) of the one catalog of class `catalog_class` the log's
-        environment declares with a warehouse (Paimon's filesystem catalogs), else None."""
+        environment declares with a warehouse (Paimon's; Iceberg's of type hadoop), else None."""
         found = [
-            (warehouse, "paimon")
-            for cls, warehouse, _ in self._format_catalogs.values()
-            if cls == catalog_class and cls in v.PAIMON_CATALOGS
+            _format_of(cls, warehouse, kind)
+            for cls, warehouse, kind in self._format_catalogs.values()
+            if cls == catalog_class
         ]
-        return found[0] if len(found) == 1 else None
+        named = [f for f in found if f is not None]
+        return named[0] if len(found) == 1 and named else None
+
+    def format_catalog_named(self, name: str | None, table_format: str) -> tuple[str, str] | None:
+        """(warehouse URI, format) of the `table_format` catalog called `name` (None: the only
+        one the environment declares), as `format_catalog`."""
+        if name is None:  # every catalog of the format counts, whether a log names its tables
+            classes = v.PAIMON_CATALOGS if table_format == "paimon" else v.ICEBERG_CATALOGS
+            ours = [e for e in self._format_catalogs.values() if e[0] in classes]
+            return _format_of(*ours[0]) if len(ours) == 1 else None
+        entry = self._format_catalogs.get(name)
+        found_one = _format_of(*entry) if entry is not None else None
+        return found_one if found_one is not None and found_one[1] == table_format else None
 
     def warehouse_of(self, location: str) -> str:
         """The warehouse of a table at `location` (the log's, else the location's parent)."""
@@ -507,7 +523,10 @@ def _complete_table_writes(root: ActionFacts | None, nested: list[ActionFacts]) 
     if root is None or not root.outputs or root.outputs[0].table is None:
         return
     output = root.outputs[0]
-    if output.table is None or output.table.location:
+    if output.table is None:
+        return
+    if output.table.location:  # a format's table (Iceberg): its nested append, if named, knows more
+        _complete_from_same_table(root, nested)
         return
     writer = next(
         (f for f in nested if f.writes and f.outputs[0].local_path is not None or f.writes), None
@@ -529,6 +548,20 @@ def _complete_table_writes(root: ActionFacts | None, nested: list[ActionFacts]) 
     output.lineage, output.schema = written.lineage, written.schema
     root.inputs = root.inputs or writer.inputs
     root.error = root.error or writer.error
+
+
+def _complete_from_same_table(root: ActionFacts, nested: list[ActionFacts]) -> None:
+    """A CTAS whose table the log names, and whose nested write of the same table the log names
+    too (Iceberg's `AppendData`): the table's reads, column lineage and columns are that write's."""
+    output = root.outputs[0]
+    if output.lineage and output.lineage.columns:
+        return
+    for writer in nested:
+        if writer.writes and writer.outputs and writer.outputs[0].id.key == output.id.key:
+            written = writer.outputs[0]
+            output.lineage, output.schema = written.lineage, written.schema or output.schema
+            root.inputs = root.inputs or writer.inputs
+            return
 
 
 def _complete_from_nested(
@@ -585,6 +618,15 @@ def _cause_first(message: str, stack: str) -> str:
     if not causes or causes[-1] in message:
         return message
     return f"{causes[-1]}\n{message}"
+
+
+def _format_of(cls: str, warehouse: str, kind: str) -> tuple[str, str] | None:
+    """(warehouse, format) of a catalog whose tables a log can name: Paimon's, Iceberg's Hadoop."""
+    if cls in v.PAIMON_CATALOGS:
+        return warehouse, "paimon"
+    if cls in v.ICEBERG_CATALOGS and kind == "hadoop":
+        return warehouse, "iceberg"
+    return None
 
 
 def _uri(path: str) -> str:

@@ -10,6 +10,7 @@ the column lineage, the schema and the metrics.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -121,6 +122,16 @@ def _v2(
 def _v2_write(
     app: ApplicationLog, execution: _Execution, command: str, args: list[str], mode: str | None
 ) -> Written:
+    for arg in args:  # Iceberg's: `IcebergWrite(table=[catalog.]db.tbl, format=PARQUET)`
+        match = re.match(r"^IcebergWrite\(table=([^,()]+),", arg.strip())
+        table = [p.strip("`") for p in match.group(1).split(".")] if match else []
+        if len(table) < 2:
+            continue
+        # a CTAS's nested write names no catalog: the only Iceberg one with a warehouse
+        name, table = (table[0], table[1:]) if len(table) > 2 else (None, table)
+        catalog = app.format_catalog_named(name, "iceberg")
+        if catalog is not None:
+            return format_table(*catalog, table), None
     found = planinfo.v2_table(args[0]) if args else None
     kind, parts = found if found is not None else ("", None)
     return _v2(app, execution, command, kind, parts, args[0] if args else "")
@@ -144,11 +155,11 @@ def _v2_create_as_select(
     parts = [p.strip("`") for p in args[1].split(".")] if len(args) > 1 else None
     found = app.format_catalog(catalog_class) if parts else None
     if found is not None and parts:
-        return _format_table(*found, parts), None
+        return format_table(*found, parts), None
     return _v2(app, execution, command, kind, parts, "")
 
 
-def _format_table(warehouse: str, table_format: str, parts: list[str]) -> DatasetFacts:
+def format_table(warehouse: str, table_format: str, parts: list[str]) -> DatasetFacts:
     """A table of a Paimon filesystem catalog (or an Iceberg Hadoop catalog), named as live
     capture names it: its location in the catalog's warehouse (`db.db/tbl`; Iceberg: `db/tbl`),
     the catalog table as symlink; no version (the log holds none)."""
@@ -197,4 +208,4 @@ def _local(location: str) -> str | None:
     return dataset.name if dataset is not None and dataset.namespace == "file" else None
 
 
-__all__ = ["LOG_OUTPUTS", "LogHandler", "Written", "log_output"]
+__all__ = ["LOG_OUTPUTS", "LogHandler", "Written", "format_table", "log_output"]

@@ -42,6 +42,7 @@ class Scan:
     table: tuple[str | None, str] | None
     metrics: dict[str, int]  # metric name -> accumulator id
     truncated: bool = False  # the location list was cut short
+    v2_table: list[str] | None = None  # a `BatchScan catalog.db.tbl`'s identifier parts
 
 
 @dataclass
@@ -204,6 +205,9 @@ class _Converter:
             metrics=metric_ids(info),
             truncated="..." in paths_text,
         )
+        if head[:1] == [v.V2_BATCH_SCAN] and len(head) == 2:  # a V2 table (Iceberg's) by name
+            scan.v2_table = [p.strip("`") for p in head[1].split(".")]
+            scan.file_format, scan.table = None, None
         node = Node(v.LOGICAL_RELATION, {"output": _bracketed_attributes(text)}, [])
         self.scans[id(node)] = scan
         return node

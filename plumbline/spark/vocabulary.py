@@ -510,6 +510,7 @@ WRITE_EXEC_PREFIXES = (
 )
 # `nodeName()` prefixes and names of executed scans, and the suffix of adaptive query stages.
 SCAN_EXEC_PREFIXES = ("Scan ", "BatchScan ")
+V2_BATCH_SCAN = "BatchScan"  # `BatchScan catalog.db.tbl[...]`: a V2 table's scan, by name
 # a micro-batch's scan of a DataSource V2 stream (Kafka): its numOutputRows are the rows it read
 SCAN_EXECS = frozenset({CACHED_SCAN, "MicroBatchScan"})
 QUERY_STAGE_SUFFIX = "QueryStage"

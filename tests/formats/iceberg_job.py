@@ -1,6 +1,7 @@
 """The Apache Iceberg job of tests/formats/test_iceberg.py: every write, read and maintenance
 procedure the capture knows on Iceberg tables of a Hadoop catalog (`hc`) and a JDBC catalog on
-PostgreSQL (`jc`), in one SparkSession, captured to a file.
+PostgreSQL (`jc`), in one SparkSession, captured to a file (and recorded in a Spark event log
+under WORKDIR/eventlog).
 
     python iceberg_job.py WORKDIR EVENTS_FILE JDBC_URL
 
@@ -41,7 +42,10 @@ def session(work: Path, jdbc_url: str) -> SparkSession:
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.sql.warehouse.dir", str(work / "warehouse"))
         .config("spark.driver.extraJavaOptions", f"-Dderby.system.home={work}")
+        .config("spark.eventLog.enabled", "true")
+        .config("spark.eventLog.dir", str(work / "eventlog"))
     )
+    (work / "eventlog").mkdir(exist_ok=True)
     catalogs = {
         "hc": {"type": "hadoop", "warehouse": str(work / "hadoop")},
         "jc": {
