@@ -23,6 +23,9 @@ log = logging.getLogger(__name__)
 
 HISTORY_DEPTH = 20  # commits looked at, newest first, to find the one an execution made
 _CLOCK_SLACK_MS = 2  # a commit file's modification time is in whole milliseconds
+# actions of one commit whose stats are read (a round trip or two each): a larger commit is not
+# judged for all-null columns, so the capture's end of an action stays short
+MAX_STATS_ACTIONS = 1000
 
 
 def scanned_version(location: Any) -> str | None:
@@ -61,8 +64,9 @@ def committed_version(session: Any, path: str, start_ms: float | None, end_ms: f
 def null_columns(session: Any, path: str, version: str) -> list[str] | None:
     """The top-level columns null in every row of the files commit `version` of the Delta table
     at `path` added (its `add` actions' stats: `numRecords`, `nullCount`), in the order the stats
-    name them; None when the commit added no rows or a file has no stats. A column a file's
-    stats leave out (Delta keeps them for the first 32 columns) is not judged."""
+    name them; None when the commit added no rows, a file has no stats or the commit has more
+    than MAX_STATS_ACTIONS actions. A column a file's stats leave out (Delta keeps them for the
+    first 32 columns) is not judged."""
     try:
         delta_log = _jvm_of(session).org.apache.spark.sql.delta.DeltaLog.forTable(session, path)
         changes = delta_log.getChanges(int(version), False)
@@ -72,6 +76,8 @@ def null_columns(session: Any, path: str, version: str) -> list[str] | None:
         if int(committed._1()) != int(version):
             return None
         actions = committed._2()
+        if int(actions.size()) > MAX_STATS_ACTIONS:
+            return None
         records = 0
         nulls: dict[str, None] = {}  # every column the stats name, in order
         judged: set[str] | None = None  # null in every file so far
