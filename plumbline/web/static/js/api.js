@@ -73,6 +73,7 @@ export const api = {
   jobVersions: (ns, name, limit = 50) => get(`${jobPath(ns, name)}/versions`, { limit }),
   run: (id) => get(`/jobs/runs/${enc(id)}`),
   runFacets: (id, type) => get(`/jobs/runs/${enc(id)}/facets`, { type }),
+  runBatches: (id, limit = 100, offset = 0) => get(`/jobs/runs/${enc(id)}/batches`, { limit, offset }),
   events: (params) => get('/events/lineage', params),
   impact: (nodeId, direction, depth) => get('/impact', { nodeId, direction, depth }),
   runDiff: (id, against) => get(`/jobs/runs/${enc(id)}/diff`, { against }),

@@ -21,6 +21,7 @@ export async function renderRun(root, { id }) {
   const parent = facets.parent;
   const jobFacetsEl = h('div');
   const rootCauseEl = h('div', { id: 'root-cause' });
+  const batchesEl = h('div', { id: 'batches' });
   const failed = String(run.state || '').toUpperCase().startsWith('FAIL');
   mount(root, h('div', { class: 'page' },
     header('Run', h('span', { class: 'mono' }, run.id),
@@ -49,11 +50,36 @@ export async function renderRun(root, { id }) {
       ])) : h('p', { class: 'muted' }, 'This run has no parent.'))),
     section('Inputs', ioTable(run.inputDatasetVersions || [], 'inputStatistics', 'inputs-table')),
     section('Outputs', ioTable(run.outputDatasetVersions || [], 'outputStatistics', 'outputs-table')),
+    facets.streamBatches ? section('Micro-batches', batchesEl) : null,
     section('Run facets', facetList(facets)),
     section('Job facets', jobFacetsEl)));
   loadInto(jobFacetsEl, () => api.runFacets(id, 'job'), (res) => facetList(res.facets));
   if (failed) loadInto(rootCauseEl, () => api.rootCause(id), rootCause);
+  if (facets.streamBatches) loadInto(batchesEl, () => api.runBatches(id), batchesTable);
   return null;
+}
+
+/** A streaming run's micro-batches (GET /jobs/runs/{id}/batches): what each read (Kafka offsets
+ * per partition, versions, files added) and the version each sink committed. */
+function batchesTable(page) {
+  const list = page.batches || [];
+  if (!list.length) return h('p', { class: 'muted' }, 'No micro-batch recorded.');
+  const lines = (items) => items.map((text) => h('div', { class: 'mono small' }, text));
+  const read = (s) => (s.partitions.length
+    ? s.partitions.map((p) => `${p.topic}[${p.partition}] ${p.startOffset}–${p.endOffset}${p.offsetsBackward ? ' (backward)' : ''}`)
+    : [[s.name || s.description || '?',
+      s.endVersion !== null ? `versions ${s.startVersion}–${s.endVersion}` : '',
+      s.filesAdded !== null ? `${s.filesAdded} file(s) added` : ''].filter(Boolean).join(' ')]);
+  const rows = list.map((b) => h('tr', { 'data-batch': String(b.batchId) },
+    h('td', { class: 'num' }, String(b.batchId), b.offsetsBackward ? h('div', { class: 'muted small' }, 'offsets backward') : null),
+    h('td', null, fmtTime(b.timestamp)),
+    h('td', { class: 'num' }, fmtNumber(b.numInputRows)),
+    h('td', { class: 'batch-read' }, lines(b.sources.flatMap(read))),
+    h('td', { class: 'batch-wrote' }, lines(b.sinks.map((s) => `${s.name}${s.version !== null ? ` version ${s.version}` : ''}`)))));
+  const more = page.totalCount > list.length
+    ? h('p', { class: 'muted' }, `${list.length} of ${page.totalCount} shown (plumbline batches ${page.runId} --offset N lists the rest).`)
+    : null;
+  return h('div', null, table(['Batch#', 'Time', 'Rows#', 'Read', 'Wrote'], rows, { id: 'batches-table' }), more);
 }
 
 /** The error's message; a long one (Spark puts a stack in it) shows its first line (the capture
