@@ -21,6 +21,7 @@ from plumbline.server import (
 )
 from plumbline.server.access_log import AccessLog
 from plumbline.server.api import routers as read_api_routers
+from plumbline.server.body_limit import BodyLimit
 from plumbline.server.catalog import routes as catalog_routes
 from plumbline.server.errors import ServerErrors, install_error_handlers
 from plumbline.server.fresh_reads import FreshReads
@@ -82,6 +83,7 @@ def create_app(settings: ServerSettings) -> FastAPI:
     if settings.auth_meta and settings.auth == "required":
         app.add_middleware(MetaAuth)
     app.add_middleware(RequestGuard, bind_host=settings.host, allowed_hosts=settings.allowed_hosts)
+    app.add_middleware(BodyLimit)  # every body but ingestion's, before a route reads it
     app.add_middleware(NulGuard)  # before any route or store query sees the text
     app.add_middleware(ServerErrors)  # a 500 in the common shape, inside the headers and the log
     app.add_middleware(SecurityHeaders)  # on every answer, refusals included

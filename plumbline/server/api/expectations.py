@@ -5,11 +5,9 @@ scope; the body is bounded (:data:`MAX_EXPECTATIONS_BYTES`, :data:`~plumbline.ex
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine
-from typing import Annotated, Any
+from typing import Annotated
 
-from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response
-from starlette.types import Message
+from fastapi import APIRouter, Depends, Query, Response
 
 from plumbline.expectations.baseline import take
 from plumbline.expectations.evaluate import BROKEN, HOLDS, UNDECIDED, UNKNOWN, check
@@ -26,50 +24,16 @@ from plumbline.server.api.routing import (
     WorkRows,
     max_graph_nodes,
 )
+from plumbline.server.body_limit import MAX_REQUEST_BYTES
 from plumbline.server.errors import APIError
 from plumbline.server.read_budget import AnalysisMemory
 from plumbline.store import gc_paused, utc, work_budget
 from plumbline.store.read import namespaces
 
-MAX_EXPECTATIONS_BYTES = 1024 * 1024  # an expectations body
+MAX_EXPECTATIONS_BYTES = MAX_REQUEST_BYTES  # bounded at the door, as every body but ingestion's
 
 
-def _too_large() -> HTTPException:
-    return HTTPException(413, f"the body is over the limit of {MAX_EXPECTATIONS_BYTES} bytes")
-
-
-class BoundedBodyRoute(ReadRoute):
-    """A route whose body is refused past :data:`MAX_EXPECTATIONS_BYTES`, by its declared
-    length or as its bytes arrive (413), before it is parsed."""
-
-    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
-        handler = super().get_route_handler()
-
-        async def route(request: Request) -> Response:
-            declared = request.headers.get("content-length")
-            if (
-                declared is not None
-                and declared.isdigit()
-                and int(declared) > MAX_EXPECTATIONS_BYTES
-            ):
-                raise _too_large()
-            receive, received = request.receive, 0
-
-            async def bounded() -> Message:
-                nonlocal received
-                message = await receive()
-                received += len(message.get("body", b""))
-                if received > MAX_EXPECTATIONS_BYTES:
-                    raise _too_large()
-                return message
-
-            request._receive = bounded  # noqa: SLF001 - the one place the body is read from
-            return await handler(request)
-
-        return route
-
-
-router = APIRouter(prefix=PREFIX, tags=["Analysis"], route_class=BoundedBodyRoute)
+router = APIRouter(prefix=PREFIX, tags=["Analysis"], route_class=ReadRoute)
 
 
 @router.post(
