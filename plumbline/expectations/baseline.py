@@ -22,6 +22,7 @@ from sqlalchemy.engine import Connection
 from plumbline.errors import PlumblineError
 from plumbline.expectations.rules import MAX_RULES, Ref
 from plumbline.store.read import baseline as q
+from plumbline.store.read.visibility import VisibleTo
 
 FORMAT = 1  # the ``plumblineBaseline`` version of the file
 Pair = tuple[Ref, Ref]
@@ -68,7 +69,12 @@ class Baseline:
 
 
 def take(
-    conn: Connection, namespace: str, *, since: datetime | None = None, now: datetime | None = None
+    conn: Connection,
+    namespace: str,
+    *,
+    since: datetime | None = None,
+    now: datetime | None = None,
+    visible_to: VisibleTo = None,
 ) -> Baseline:
     """The lineage of ``namespace``'s jobs as the store holds it now; ``since``: only edges seen
     at or after then (the store keeps every edge it ever saw: an edge a job no longer shows is
@@ -79,7 +85,7 @@ def take(
         listed = reads if edge.direction == "input" else writes
         listed[edge.job].add(Ref(edge.namespace, edge.dataset))
     columns: dict[str, dict[Pair, set[str]]] = defaultdict(lambda: defaultdict(set))
-    for c in q.job_column_edges(conn, namespace, since):
+    for c in q.job_column_edges(conn, namespace, since, visible_to):
         source = Ref(c.input_namespace, c.input_dataset, c.input_field)
         target = Ref(c.output_namespace, c.output_dataset, c.output_field)
         kind = f"{c.type}/{c.subtype}" if c.subtype else c.type or "?"

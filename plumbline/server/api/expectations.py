@@ -95,6 +95,6 @@ def get_baseline(
     principal.check_namespace(namespace)
     namespaces.get_namespace(conn, namespace, principal.namespaces)  # 404 for an unknown one
     with gc_paused(), work_budget(rows) as work:
-        answer = take(conn, namespace, since=utc(since)).to_json()
+        answer = take(conn, namespace, since=utc(since), visible_to=principal.namespaces).to_json()
     answer["truncated"] = False
     return GraphResponse(work.mark(answer))

@@ -12,6 +12,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from plumbline.store import schema as s
+from plumbline.store.read.visibility import VisibleTo, readable_dataset_ids
 from plumbline.store.read.work_budget import read_rows
 
 
@@ -139,11 +140,18 @@ def _column_edges_query(since: bool) -> sa.CompoundSelect[Any]:
 
 
 def job_column_edges(
-    conn: Connection, namespace: str, since: datetime | None = None
+    conn: Connection,
+    namespace: str,
+    since: datetime | None = None,
+    visible_to: VisibleTo = None,
 ) -> list[JobColumnEdge]:
     """Every column edge into a dataset a job of ``namespace`` writes, once per such job (edges
-    last seen at or after ``since`` when given)."""
+    last seen at or after ``since`` when given). A limited caller sees only edges from columns
+    of datasets it may read (:func:`readable_dataset_ids`), as in the column-lineage answers."""
     rows = read_rows(conn, _column_edges_query(since is not None), _params(namespace, since))
+    if visible_to is not None:
+        readable = _readable_names(conn, {(row[1], row[2]) for row in rows}, visible_to)
+        rows = [row for row in rows if (row[1], row[2]) in readable]
     return sorted(
         (JobColumnEdge._make(row) for row in rows),
         key=lambda e: (
@@ -158,3 +166,23 @@ def job_column_edges(
             e.subtype,
         ),
     )
+
+
+def _readable_names(
+    conn: Connection, names: set[tuple[str, str]], visible_to: frozenset[str]
+) -> set[tuple[str, str]]:
+    """Which of the (namespace, dataset) ``names`` the caller may read."""
+    d, n = s.datasets, s.namespaces
+    found: set[tuple[str, str]] = set()
+    ordered = sorted({name for _, name in names})
+    for start in range(0, len(ordered), 500):  # bounded IN lists
+        rows = conn.execute(
+            sa.select(n.c.name, d.c.name)
+            .join(n, n.c.id == d.c.namespace_id)
+            .where(
+                d.c.name.in_(ordered[start : start + 500]),
+                d.c.id.in_(readable_dataset_ids(visible_to)),
+            )
+        )
+        found.update((str(ns), str(name)) for ns, name in rows)
+    return found & names
