@@ -105,13 +105,27 @@ def _sortable(row: list[Any]) -> tuple[tuple[bool, str], ...]:
     return tuple((v is not None, json.dumps(v, sort_keys=True)) for v in row)
 
 
+# what the lineage tables gained after the recording (0017): the recorded answers hold neither,
+# so the store is read, whatever its revision, for the tables and columns it had then
+ADDED_SINCE_RECORDING = {"stream_batch_lineage"}
+COLUMNS_ADDED_SINCE_RECORDING = {"edge_source", "completeness"}
+
+
 def views(engine: Engine, *, with_store_made: bool = True) -> dict[str, list[list[Any]]]:
-    """Every lineage table's rows (as its ``plumbline_*`` view holds them), sorted."""
+    """Every lineage table's rows (as its ``plumbline_*`` view holds them, in the columns it had
+    when the store was recorded), sorted."""
     found: dict[str, list[list[Any]]] = {}
     with engine.connect() as conn:
         for table, columns in TABLES.items():
-            names = [n for n, _ in columns if with_store_made or n not in STORE_MADE]
-            rows = [[_plain(row[n]) for n in names] for row in table_rows(conn, table)]
+            if table in ADDED_SINCE_RECORDING:
+                continue
+            names = [
+                n
+                for n, _ in columns
+                if (with_store_made or n not in STORE_MADE)
+                and n not in COLUMNS_ADDED_SINCE_RECORDING
+            ]
+            rows = [[_plain(row[n]) for n in names] for row in table_rows(conn, table, names)]
             found[table] = sorted(rows, key=_sortable)
     return found
 

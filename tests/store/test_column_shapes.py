@@ -11,7 +11,16 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 from click.testing import CliRunner
-from recorded_store import PRUNE_BEFORE, RECORDED, STORE_MADE, answers, load, write
+from recorded_store import (
+    COLUMNS_ADDED_SINCE_RECORDING,
+    PRUNE_BEFORE,
+    RECORDED,
+    STORE_MADE,
+    answers,
+    load,
+    views,
+    write,
+)
 from store_summary import column_lineage, dataset, ingest, run_event
 
 from plumbline.cli import main
@@ -45,7 +54,8 @@ def _without_store_made(found: dict[str, Any]) -> dict[str, Any]:
     """``answers`` cut to what two stores written from the same events share."""
     views = {}
     for table, rows in found["views"].items():
-        keep = [i for i, (name, _) in enumerate(TABLES[table]) if name not in STORE_MADE]
+        read = [n for n, _ in TABLES[table] if n not in COLUMNS_ADDED_SINCE_RECORDING]
+        keep = [i for i, name in enumerate(read) if name not in STORE_MADE]
         cut = [[row[i] for i in keep] for row in rows]
         views[table] = sorted(cut, key=lambda r: [(v is not None, json.dumps(v)) for v in r])
     return {"views": views, "analyses": found["analyses"]}
@@ -129,7 +139,8 @@ def test_downgrade_writes_the_per_run_history_back(db_url: str, recorded: dict[s
             sa.text(f"SELECT {key}, transformation_subtype FROM run_column_lineage ORDER BY {key}")  # noqa: S608
         ).all()
     assert [list(row) for row in rows] == recorded["dump"]["run_column_lineage"]["rows"]
-    assert answers(engine) == recorded["answers"]  # 0012's views again
+    # 0012's views again (the analyses are today's code, which reads today's schema: at head only)
+    assert views(engine) == recorded["answers"]["views"]
     upgrade(engine)
     assert answers(engine) == recorded["answers"]
     engine.dispose()

@@ -82,10 +82,20 @@ def _fixed(row: tuple[Any, ...], fixers: list[tuple[int, Any]]) -> tuple[Any, ..
     return tuple(values)
 
 
-def table_rows(conn: Connection, table: str) -> list[dict[str, Any]]:
-    """Every row of a lineage table as a dict (for small tables and tests)."""
-    names = [n for n, _ in TABLES[table]] if table in TABLES else []
-    return [dict(zip(names, row, strict=True)) for part in read_table(conn, table) for row in part]
+def table_rows(
+    conn: Connection, table: str, columns: Sequence[str] | None = None
+) -> list[dict[str, Any]]:
+    """Every row of a lineage table as a dict (for small tables and tests); ``columns``: only
+    these (a store at an older revision, whose view has fewer)."""
+    if columns is None:
+        names = [n for n, _ in TABLES[table]] if table in TABLES else []
+        return [
+            dict(zip(names, row, strict=True)) for part in read_table(conn, table) for row in part
+        ]
+    view, kinds = _view(table), dict(TABLES[table])
+    fixers = [(i, f) for i, n in enumerate(columns) if (f := _fixer(kinds[n])) is not None]
+    rows = conn.execute(sa.select(*(view.c[n] for n in columns)))
+    return [dict(zip(columns, _fixed(tuple(row), fixers), strict=True)) for row in rows]
 
 
 def view_columns(conn: Connection, table: str) -> list[str]:
