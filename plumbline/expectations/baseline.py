@@ -21,8 +21,8 @@ from sqlalchemy.engine import Connection
 
 from plumbline.errors import PlumblineError
 from plumbline.expectations.rules import MAX_RULES, Ref
+from plumbline.store import VisibleTo
 from plumbline.store.read import baseline as q
-from plumbline.store.read.visibility import VisibleTo
 
 FORMAT = 1  # the ``plumblineBaseline`` version of the file
 Pair = tuple[Ref, Ref]

@@ -19,6 +19,8 @@ import json
 import logging
 from typing import Any
 
+from plumbline.spark import vocabulary as v
+
 log = logging.getLogger(__name__)
 
 HISTORY_DEPTH = 20  # commits looked at, newest first, to find the one an execution made
@@ -83,7 +85,7 @@ def null_columns(session: Any, path: str, version: str) -> list[str] | None:
         judged: set[str] | None = None  # null in every file so far
         for index in range(int(actions.size())):
             action = actions.apply(index)
-            if str(action.getClass().getSimpleName()) != "AddFile":
+            if str(action.getClass().getSimpleName()) != v.DELTA_ADD_FILE:
                 continue
             text = action.stats()
             if text is None:

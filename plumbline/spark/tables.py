@@ -90,13 +90,18 @@ def lineage_tables(
     return names
 
 
-_SPARK_TYPES = {
-    "string": "StringType",
-    "int": "LongType",
-    "timestamp": "TimestampType",
-    "date": "DateType",
-    "json": "StringType",
-}
+def _spark_type(kind: str) -> Any:
+    """The Spark SQL type of a lineage-table column kind (JSON is kept as its text)."""
+    from pyspark.sql import types
+
+    spark_types = {
+        "string": types.StringType,
+        "int": types.LongType,
+        "timestamp": types.TimestampType,
+        "date": types.DateType,
+        "json": types.StringType,
+    }
+    return spark_types[kind]()
 
 
 def _missing(location: str) -> bool:
@@ -113,8 +118,5 @@ def _schema(table: str) -> Any:
     from pyspark.sql import types
 
     return types.StructType(
-        [
-            types.StructField(name, getattr(types, _SPARK_TYPES[kind])())
-            for name, kind in TABLES[table]
-        ]
+        [types.StructField(name, _spark_type(kind)) for name, kind in TABLES[table]]
     )

@@ -355,6 +355,7 @@ MERGE_CLAUSE_FIELDS = (
     "notMatchedBySourceActions",
 )
 MERGE_ACTION = "DeltaMergeAction"  # `targetColNameParts` := its one child
+DELTA_ADD_FILE = "AddFile"  # a Delta commit's action adding a data file (its `stats`: null counts)
 ASSIGNMENT = "Assignment"  # Spark's: its children are the target column and the value
 MERGE_DELETE_CLAUSES = frozenset(
     {
