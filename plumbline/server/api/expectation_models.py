@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, StrictInt
 
 from plumbline.expectations.rules import MAX_RULES
 from plumbline.openlineage.limits import MAX_NAMESPACE
@@ -83,7 +83,9 @@ Rules = Field(default=None, max_length=MAX_RULES)
 class Expectations(_Rule):
     """An expectations file's content as JSON (the ``plumbline check --expect`` file's schema)."""
 
-    version: int | None = None
+    version: StrictInt | None = Field(
+        default=None, ge=1, description="the file format's version (1)"
+    )
     namespace: str | None = Field(
         default=None,
         min_length=1,

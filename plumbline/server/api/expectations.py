@@ -25,7 +25,7 @@ from plumbline.server.api.routing import (
     max_graph_nodes,
 )
 from plumbline.server.body_limit import MAX_REQUEST_BYTES
-from plumbline.server.errors import APIError
+from plumbline.server.errors import APIError, ErrorBody
 from plumbline.server.read_budget import AnalysisMemory
 from plumbline.store import gc_paused, utc, work_budget
 from plumbline.store.read import namespaces
@@ -76,6 +76,9 @@ def check_expectations(
     "/expectations/baseline",
     dependencies=[AnalysisMemory],
     response_model=Baseline,
+    responses={
+        404: {"model": ErrorBody, "description": "the namespace does not exist (or is not visible)"}
+    },
     summary="A namespace's lineage per job (plumbline baseline save, plumbline expect init)",
     description="Each job of `namespace` with the datasets it reads and writes and the column edges "
     "into what it writes, with their transformations. Within the analysis work budget: a cut "
